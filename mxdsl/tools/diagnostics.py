@@ -1,0 +1,107 @@
+"""Source locations and diagnostics shared by the mxdsl tools.
+
+xDSL's parser keeps no source position on the ops it builds, so a verifier error can only
+be shown against a dump of the IR. :class:`LocatingParser` records where every op starts
+(and gives it a ``loc("file":line:col)`` when the input named none, as MLIR does), and
+:func:`verify_located` verifies op by op, so an error names the op's place in the input:
+
+    examples/bad.mlir:7:9: error: 'hlo.custom_call' op [MXQ07] QuantizeMX: dim is 0 ...
+      cause: ...
+      resolution: ...
+      %q = hlo.custom_call @QuantizeMX(%x) ...
+           ^
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span
+
+
+class OpDiagnostic(DiagnosticException):
+    """An error about one op: printed with the op's source location when known."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+        self.message = message
+
+
+class LocatingParser(Parser):
+    """A parser that remembers where each op begins in the input."""
+
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self.line_offset = line_offset
+        self.op_spans: dict[Operation, Span[str]] = {}
+
+    def parse_operation(self) -> Operation:
+        span = dataclasses.replace(self._current_token.span, line_offset=self.line_offset)
+        op = super().parse_operation()
+        self.op_spans[op] = span
+        if isinstance(op.location, UnknownLoc):
+            where = span.get_location()
+            op.location = FileLineColLoc(
+                StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
+            )
+        return op
+
+
+def parse_located(
+    ctx: Context, text: str, name: str, line_offset: int = 0, implicit_module: bool = True
+) -> tuple[ModuleOp, dict[Operation, Span[str]]]:
+    parser = LocatingParser(ctx, text, name, line_offset)
+    module = parser.parse_module(implicit_module)
+    return module, parser.op_spans
+
+
+def verify_located(module: ModuleOp) -> None:
+    """Verify ``module`` op by op; the first failure becomes an :class:`OpDiagnostic`."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as err:
+            raise OpDiagnostic(op, str(err)) from None
+
+
+def format_op_diagnostic(
+    diagnostic: OpDiagnostic, op_spans: dict[Operation, Span[str]] | None = None
+) -> str:
+    """``file:line:col: error: 'op' op message``, then the source line and a caret."""
+    op = diagnostic.op
+    headline = f"error: '{op.name}' op {diagnostic.message}"
+    if op_spans and (span := op_spans.get(op)) is not None:
+        where = span.get_location()
+        line_start = span.input.get_start_of_line(span.start)
+        source_line = span.input.content[line_start : span.input.get_end_of_line(span.start)]
+        caret = " " * (span.start - line_start) + "^"
+        return f"{where.file}:{where.line}:{where.col}: {headline}\n{source_line}\n{caret}"
+    location = op.location
+    if isinstance(location, FileLineColLoc):
+        return (
+            f"{location.filename.data}:{location.line.data}:{location.column.data}: {headline}"
+        )
+    return headline
+
+
+def format_parse_error(err: ParseError) -> str:
+    """``file:line:col: error: message``, then the source line and carets."""
+    where = err.span.get_location()
+    context = err.span.print_with_context().split("\n", 1)[1].rstrip("\n")
+    return f"{where.file}:{where.line}:{where.col}: error: {err.msg}\n{context}"
+
+
+def report(tool: str, message: str, stream: IO[str] | None = None) -> None:
+    """Print a tool-level diagnostic to stderr (``tool: error: message``) unless the
+    message already carries its own ``error:``."""
+    stream = sys.stderr if stream is None else stream
+    prefix = "" if "error:" in message.split("\n", 1)[0] else f"{tool}: error: "
+    print(f"{prefix}{message}", file=stream)

@@ -1,0 +1,43 @@
+"""The one registration point: mxdsl's dialects and passes as an xDSL ``Universe``.
+
+Exposed on the ``xdsl.universe`` entry point (see ``pyproject.toml``), so plain
+``xdsl-opt`` sees them and ``mx-opt`` (which loads the multiverse through ``super()``)
+needs no registration of its own. Factories import lazily to keep tool start-up fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    def get_hlo() -> Dialect:
+        from mxdsl.dialects.hlo import Hlo
+
+        return Hlo
+
+    return {"hlo": get_hlo}
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    def get_legalize_quantize_mx() -> type[ModulePass]:
+        from mxdsl.transforms.legalize_quantize_mx import LegalizeQuantizeMXPass
+
+        return LegalizeQuantizeMXPass
+
+    def get_legalize_scaled_matmul() -> type[ModulePass]:
+        from mxdsl.transforms.legalize_scaled_matmul import LegalizeScaledMatmulPass
+
+        return LegalizeScaledMatmulPass
+
+    return {
+        "legalize-quantize-mx": get_legalize_quantize_mx,
+        "legalize-scaled-matmul": get_legalize_scaled_matmul,
+    }
+
+
+MXDSL_UNIVERSE = Universe(all_dialects=get_all_dialects(), all_passes=get_all_passes())
