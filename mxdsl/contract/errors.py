@@ -81,7 +81,7 @@ CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.QMX_DTYPE: ErrorInfo(
         "QuantizeMX dtype: only 'float8_e5m2' and 'float8_e4m3fn' are supported.",
-        "Set backend_config dtype to \"float8_e4m3fn\" or \"float8_e5m2\" "
+        'Set backend_config dtype to "float8_e4m3fn" or "float8_e5m2" '
         f"(the OCP MX FP8 element formats, see {OCP_MX_SPEC_URL}).",
     ),
     ErrorCode.QMX_BLOCK_SIZE: ErrorInfo(
@@ -90,7 +90,7 @@ CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.QMX_SCALE_METHOD: ErrorInfo(
         "QuantizeMX scale_method: only EMAX is supported.",
-        "Set backend_config scale_method to \"EMAX\" (the shared exponent is taken "
+        'Set backend_config scale_method to "EMAX" (the shared exponent is taken '
         "from the block's largest element exponent).",
     ),
     ErrorCode.QMX_DIM: ErrorInfo(
@@ -109,8 +109,7 @@ CATALOG: dict[ErrorCode, ErrorInfo] = {
         "Pad the quantized dimension to a multiple of 4.",
     ),
     ErrorCode.QMX_BLOCK_DIVISIBILITY: ErrorInfo(
-        "The quantized dimension must be divisible by 32 (one E8M0 scale per "
-        "32-element block).",
+        "The quantized dimension must be divisible by 32 (one E8M0 scale per 32-element block).",
         f"Pad the quantized dimension to a multiple of 32 ({OCP_MX_SPEC_URL}).",
     ),
     ErrorCode.QMX_DATA_TYPE: ErrorInfo(
@@ -131,9 +130,9 @@ CATALOG: dict[ErrorCode, ErrorInfo] = {
         "The ScaledMatmul backend_config is not valid JSON with a "
         "scaled_dot_backend_config object holding the dot dimension numbers and "
         "element_dtype.",
-        "Provide {\"scaled_dot_backend_config\": {\"lhs_batch_dimensions\": [...], "
-        "\"rhs_batch_dimensions\": [...], \"lhs_contracting_dimensions\": [d], "
-        "\"rhs_contracting_dimensions\": [d], \"element_dtype\": \"float8_e4m3fn\"}}.",
+        'Provide {"scaled_dot_backend_config": {"lhs_batch_dimensions": [...], '
+        '"rhs_batch_dimensions": [...], "lhs_contracting_dimensions": [d], '
+        '"rhs_contracting_dimensions": [d], "element_dtype": "float8_e4m3fn"}}.',
     ),
     ErrorCode.SD_DATA_TYPE: ErrorInfo(
         "ScaledMatmul LHS/RHS input type: only U32 (packed MX format from QuantizeMX) "
@@ -149,14 +148,11 @@ CATALOG: dict[ErrorCode, ErrorInfo] = {
         "Declare the result as tensor<...xf32> or tensor<...xbf16>.",
     ),
     ErrorCode.SD_ELEMENT_DTYPE: ErrorInfo(
-        "ScaledMatmul element_dtype: only 'float8_e4m3fn' and 'float8_e5m2' are "
-        "supported.",
-        "Set element_dtype to the dtype both operands were quantized to "
-        f"({OCP_MX_SPEC_URL}).",
+        "ScaledMatmul element_dtype: only 'float8_e4m3fn' and 'float8_e5m2' are supported.",
+        f"Set element_dtype to the dtype both operands were quantized to ({OCP_MX_SPEC_URL}).",
     ),
     ErrorCode.SD_BATCH_COUNT: ErrorInfo(
-        "ScaledMatmul lhs and rhs must have the same number of batch dimensions, "
-        "of equal sizes.",
+        "ScaledMatmul lhs and rhs must have the same number of batch dimensions, of equal sizes.",
         "List one rhs batch dimension per lhs batch dimension, with matching sizes.",
     ),
     ErrorCode.SD_CONTRACT_MISMATCH: ErrorInfo(
@@ -169,8 +165,7 @@ CATALOG: dict[ErrorCode, ErrorInfo] = {
         "Remove the contracting dimension from the batch dimension list.",
     ),
     ErrorCode.SD_DIM_OUT_OF_BOUNDS: ErrorInfo(
-        "A ScaledMatmul batch or contracting dimension is out of bounds for the "
-        "operand's rank.",
+        "A ScaledMatmul batch or contracting dimension is out of bounds for the operand's rank.",
         "Use dimension indices in [0, rank).",
     ),
     ErrorCode.SD_SCALE_SHAPE: ErrorInfo(
@@ -192,7 +187,7 @@ CATALOG: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.LEG_METADATA: ErrorInfo(
         "The metadata operand of a legalized MX target does not match its data "
-        "operands (see docs/passes.md for the slot layout).",
+        "operands (see docs/contract.md for the slot layouts).",
         "Run legalize-quantize-mx / legalize-scaled-matmul instead of writing the "
         "legalized call by hand, or fix the metadata constant.",
     ),
@@ -208,9 +203,7 @@ def format_error(code: ErrorCode, target: str, detail: str) -> str:
     """The one formatter: ``[code] target: detail`` followed by cause and resolution."""
     info = CATALOG[code]
     return (
-        f"[{code.value}] {target}: {detail}\n"
-        f"  cause: {info.cause}\n"
-        f"  resolution: {info.resolution}"
+        f"[{code.value}] {target}: {detail}\n  cause: {info.cause}\n  resolution: {info.resolution}"
     )
 
 

@@ -70,7 +70,9 @@ class QuantizeMXConfig:
         fields = _parse_json_object(text, ErrorCode.QMX_BACKEND_CONFIG, target)
         dtype = _field(fields, "dtype", str, ErrorCode.QMX_BACKEND_CONFIG, target)
         dim = _field(fields, "dim", int, ErrorCode.QMX_BACKEND_CONFIG, target)
-        block_size = _optional_field(fields, "block_size", int, ErrorCode.QMX_BACKEND_CONFIG, target)
+        block_size = _optional_field(
+            fields, "block_size", int, ErrorCode.QMX_BACKEND_CONFIG, target
+        )
         scale_method = _optional_field(
             fields, "scale_method", str, ErrorCode.QMX_BACKEND_CONFIG, target
         )
@@ -110,7 +112,9 @@ class ScaledDotConfig:
                 else _optional_field(inner, key, list, code, target) or []
             )
             if not all(isinstance(d, int) and not isinstance(d, bool) for d in value):
-                raise MxContractError(code, target, f"{key} must be a list of integers, got {value}")
+                raise MxContractError(
+                    code, target, f"{key} must be a list of integers, got {value}"
+                )
             lists.append(tuple(value))
         element_dtype = _field(inner, "element_dtype", str, code, target)
         return ScaledDotConfig(*lists, element_dtype=element_dtype)
@@ -228,7 +232,9 @@ def scaled_matmul_metadata(config: ScaledDotConfig, lhs_rank: int, rhs_rank: int
 
 def literal_type(literal: Attribute) -> Attribute:
     if isinstance(literal, ArrayAttr):
-        return TupleType([literal_type(e) for e in literal.data])
+        # a tuple, not a list: xDSL's TupleType keeps a list as is, and a list-backed
+        # ArrayAttr never equals the tuple-backed one the parser builds
+        return TupleType(tuple(literal_type(e) for e in literal.data))
     assert isinstance(literal, DenseIntOrFPElementsAttr)
     return literal.get_type()
 
@@ -256,13 +262,25 @@ def _with_dim(shape: Sequence[int], dim: int, size: int) -> tuple[int, ...]:
     return tuple(size if d == dim else s for d, s in enumerate(shape))
 
 
+def _canonical_type(t: Attribute) -> Attribute:
+    """``t`` with every tuple type rebuilt over a Python tuple. ``TupleType([...])`` keeps
+    a list in its ArrayAttr, which never equals the tuple-backed ArrayAttr the parser
+    builds; comparing canonical forms makes the check independent of who built the type."""
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_canonical_type(e) for e in t.types.data))
+    return t
+
+
 def _type_str(t: Attribute) -> str:
     return str(t)
 
 
 def normalize_quantize_dim(dim: int, rank: int) -> int | None:
     """The dim the contract accepts, normalized (spec §2.3: dim < 0 -> dim + rank);
-    None unless it names the last or second-to-last dimension."""
+    None unless it names the last or second-to-last dimension (a rank-0 input has
+    neither)."""
+    if rank < 1:
+        return None
     allowed = {rank - 1, -1} | ({rank - 2, -2} if rank >= 2 else set())
     if dim not in allowed:
         return None
@@ -291,8 +309,13 @@ def _check_quantize(
         raise MxContractError(
             ErrorCode.QMX_DIM,
             target,
-            f"dim is {dim} for a rank-{rank} input; supported: last dim ({rank - 1} or -1)"
-            + (f" or second-to-last dim ({rank - 2} or -2)" if rank >= 2 else ""),
+            f"dim is {dim} for a rank-{rank} input; "
+            + (
+                "it has no dim to quantize"
+                if rank == 0
+                else f"supported: last dim ({rank - 1} or -1)"
+                + (f" or second-to-last dim ({rank - 2} or -2)" if rank >= 2 else "")
+            ),
         )
     elements = result_type.types.data if isinstance(result_type, TupleType) else ()
     if len(elements) != 2:
@@ -315,7 +338,11 @@ def _check_quantize(
     data, scale = elements
     data_shape = _with_dim(shape, axis, size // X4_PACK)
     data_tensor = _tensor(data)
-    if data_tensor is None or not _is_ui32(data_tensor.element_type) or _shape(data_tensor) != data_shape:
+    if (
+        data_tensor is None
+        or not _is_ui32(data_tensor.element_type)
+        or _shape(data_tensor) != data_shape
+    ):
         raise MxContractError(
             ErrorCode.QMX_DATA_TYPE,
             target,
@@ -331,8 +358,7 @@ def _check_quantize(
         raise MxContractError(
             ErrorCode.QMX_SCALE_TYPE,
             target,
-            f"scale output is {_type_str(scale)}, expected "
-            f"{_tensor_str(scale_shape, 'f8E8M0FNU')}",
+            f"scale output is {_type_str(scale)}, expected {_tensor_str(scale_shape, 'f8E8M0FNU')}",
         )
 
 
@@ -381,19 +407,22 @@ def check_quantize_mx_legalized(call: CustomCallSignature) -> None:
         )
     metadata_type, input_type = call.operand_types
     tensor = _tensor(input_type)
-    if tensor is not None and isinstance(tensor.element_type, BFloat16Type | Float16Type):
-        if not isinstance(tensor.element_type, input_class):
-            raise MxContractError(
-                ErrorCode.LEG_TARGET_MISMATCH,
-                target,
-                f"target name says {target.split('_')[1]} input but the input is "
-                f"{_type_str(input_type)}",
-            )
+    if (
+        tensor is not None
+        and isinstance(tensor.element_type, BFloat16Type | Float16Type)
+        and not isinstance(tensor.element_type, input_class)
+    ):
+        raise MxContractError(
+            ErrorCode.LEG_TARGET_MISMATCH,
+            target,
+            f"target name says {target.split('_')[1]} input but the input is "
+            f"{_type_str(input_type)}",
+        )
     rank = len(_shape(tensor)) if tensor is not None else 0
     expected_metadata_type = TupleType(
-        [TensorType(i64, [rank]), TensorType(i64, []), TensorType(i64, []), TensorType(i64, [])]
+        (TensorType(i64, [rank]), TensorType(i64, []), TensorType(i64, []), TensorType(i64, []))
     )
-    if metadata_type != expected_metadata_type:
+    if _canonical_type(metadata_type) != expected_metadata_type:
         raise MxContractError(
             ErrorCode.LEG_METADATA,
             target,
@@ -401,7 +430,10 @@ def check_quantize_mx_legalized(call: CustomCallSignature) -> None:
             f"{_type_str(expected_metadata_type)}",
         )
     literal = call.operand_literals[0] if call.operand_literals else None
-    dim = _metadata_dim(target, literal, rank)
+    if literal is None:
+        dim = _dim_from_result(_shape(tensor) if tensor is not None else (), call.result_type)
+    else:
+        dim = _metadata_dim(target, literal)
     _check_quantize(target, input_type, call.result_type, dtype, dim)
     if literal is not None and tensor is not None:
         expected = quantize_mx_metadata(_shape(tensor), dim, MX_BLOCK_SIZE)
@@ -413,11 +445,22 @@ def check_quantize_mx_legalized(call: CustomCallSignature) -> None:
             )
 
 
-def _metadata_dim(target: str, literal: Attribute | None, rank: int) -> int:
-    """The quantized dim recorded in a QuantizeMX_* metadata literal (slot 1); the last
-    dim when the metadata is not a literal (only the types can be checked then)."""
-    if literal is None:
-        return rank - 1
+def _dim_from_result(shape: tuple[int, ...], result_type: Attribute) -> int:
+    """The quantized dim of a QuantizeMX_* call whose metadata is not a literal: the last
+    or second-to-last dim, whichever the packed data output's shape says (the last when
+    neither fits, so the shape check then reports against the last dim)."""
+    rank = len(shape)
+    elements = result_type.types.data if isinstance(result_type, TupleType) else ()
+    data = _tensor(elements[0]) if elements else None
+    if data is not None and rank >= 2:
+        for axis in (rank - 1, rank - 2):
+            if _shape(data) == _with_dim(shape, axis, shape[axis] // X4_PACK):
+                return axis
+    return rank - 1
+
+
+def _metadata_dim(target: str, literal: Attribute) -> int:
+    """The quantized dim recorded in a QuantizeMX_* metadata literal (slot 1)."""
     assert isinstance(literal, ArrayAttr)
     dim_literal = literal.data[1]
     assert isinstance(dim_literal, DenseIntOrFPElementsAttr)
@@ -434,7 +477,9 @@ def _literal_str(literal: Attribute) -> str:
         return "(" + ", ".join(_literal_str(e) for e in literal.data) + ")"
     assert isinstance(literal, DenseIntOrFPElementsAttr)
     values = [int(v) for v in literal.get_values()]
-    return str(values) if literal.get_type().get_shape() else str(values[0])
+    literal_tensor = literal.get_type()
+    assert isinstance(literal_tensor, TensorType)
+    return str(values) if literal_tensor.get_shape() else str(values[0])
 
 
 # ------------------------------------------------------------ block scaled dot
@@ -491,7 +536,9 @@ def _check_scaled_dot(
             f"lhs has {len(config.lhs_batch_dimensions)} batch dimensions, rhs has "
             f"{len(config.rhs_batch_dimensions)}",
         )
-    for lhs_dim, rhs_dim in zip(config.lhs_batch_dimensions, config.rhs_batch_dimensions):
+    for lhs_dim, rhs_dim in zip(
+        config.lhs_batch_dimensions, config.rhs_batch_dimensions, strict=True
+    ):
         if lhs_shape[lhs_dim] != rhs_shape[rhs_dim]:
             raise MxContractError(
                 ErrorCode.SD_BATCH_COUNT,
@@ -499,7 +546,10 @@ def _check_scaled_dot(
                 f"lhs batch dim {lhs_dim} has size {lhs_shape[lhs_dim]}, rhs batch dim "
                 f"{rhs_dim} has size {rhs_shape[rhs_dim]}",
             )
-    lhs_contract, rhs_contract = config.lhs_contracting_dimensions, config.rhs_contracting_dimensions
+    lhs_contract, rhs_contract = (
+        config.lhs_contracting_dimensions,
+        config.rhs_contracting_dimensions,
+    )
     if len(lhs_contract) != 1 or len(rhs_contract) != 1:
         raise MxContractError(
             ErrorCode.SD_CONTRACT_MISMATCH,
@@ -593,13 +643,16 @@ def check_scaled_matmul_legalized(call: CustomCallSignature) -> None:
             f"{config.element_dtype!r}",
         )
     result = _tensor(call.result_type)
-    if result is not None and not isinstance(result.element_type, result_class):
-        if isinstance(result.element_type, Float32Type | BFloat16Type):
-            raise MxContractError(
-                ErrorCode.LEG_TARGET_MISMATCH,
-                target,
-                f"target name and result type {_type_str(call.result_type)} disagree",
-            )
+    if (
+        result is not None
+        and isinstance(result.element_type, Float32Type | BFloat16Type)
+        and not isinstance(result.element_type, result_class)
+    ):
+        raise MxContractError(
+            ErrorCode.LEG_TARGET_MISMATCH,
+            target,
+            f"target name and result type {_type_str(call.result_type)} disagree",
+        )
     _check_scaled_dot(target, call.operand_types[:4], call.result_type, config)
     if len(config.lhs_batch_dimensions) > 1:
         raise MxContractError(
@@ -608,10 +661,11 @@ def check_scaled_matmul_legalized(call: CustomCallSignature) -> None:
             f"{len(config.lhs_batch_dimensions)} batch dimensions; the metadata holds one",
         )
     lhs, rhs = (_tensor(t) for t in call.operand_types[:2])
-    assert lhs is not None and rhs is not None
+    assert lhs is not None
+    assert rhs is not None
     expected = scaled_matmul_metadata(config, lhs.get_num_dims(), rhs.get_num_dims())
     metadata_type = call.operand_types[4]
-    if metadata_type != literal_type(expected):
+    if _canonical_type(metadata_type) != literal_type(expected):
         raise MxContractError(
             ErrorCode.LEG_METADATA,
             target,
