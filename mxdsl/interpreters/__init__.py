@@ -1,0 +1,282 @@
+"""mxdsl interpreters: discovery of interpreter functions and the value conventions.
+
+**Discovery.** Interpreter functions are :class:`xdsl.interpreter.InterpreterFunctions`
+classes published on the entry-point group ``mxdsl.interpreters`` (mxdsl's own ``hlo``
+entry lives in ``pyproject.toml``)::
+
+    [project.entry-points."mxdsl.interpreters"]
+    hlo = "mxdsl.interpreters.hlo:HloFunctions"
+
+An out-of-tree package adds its own the same way; ``mx-run`` and
+:func:`make_interpreter` then load them. An entry point may name an
+``InterpreterFunctions`` subclass (instantiated without arguments), an instance, or a
+zero-argument callable returning an instance. Entry points load in name order. They may
+override upstream xDSL implementations (e.g. ``func.call``), but two of them implementing
+the same op is an error naming both. Functions passed as ``extra=`` load last and may
+override anything, which is how tests and scripts plug in a class without installing it.
+
+**Values.** Tensors are numpy arrays whose dtype follows :func:`numpy_dtype` (ml_dtypes
+for bf16, fp8, fp4 and E8M0; ``bool`` for ``i1``; signless integers as signed); tuples are
+Python tuples. :func:`round_to` is the one rounding helper (round to nearest even, no
+double rounding).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any
+
+import ml_dtypes
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+)
+from xdsl.interpreter import Interpreter, InterpreterFunctions
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import InterpretationError
+
+ENTRY_POINT_GROUP = "mxdsl.interpreters"
+
+
+# ------------------------------------------------------------------------- errors
+
+
+class OpInterpretationError(InterpretationError):
+    """A run-time error about one op (for example a custom call with no implementation).
+
+    ``message`` is the bare text; ``str()`` adds ``file:line:col`` when the op has a
+    source location, so the error is useful outside the tools too."""
+
+    def __init__(self, op: Operation, message: str):
+        self.op = op
+        self.message = message
+        super().__init__(f"{_location_prefix(op)}{message}")
+
+
+def _location_prefix(op: Operation) -> str:
+    location = op.location
+    if isinstance(location, FileLineColLoc):
+        return f"{location.filename.data}:{location.line.data}:{location.column.data}: "
+    return ""
+
+
+class InterpreterDiscoveryError(Exception):
+    """An entry point on ``mxdsl.interpreters`` that cannot be loaded or clashes."""
+
+
+# ---------------------------------------------------------------------- discovery
+
+
+FunctionsSource = InterpreterFunctions | type[InterpreterFunctions] | Callable[[], Any]
+
+
+def _entry_points() -> Sequence[importlib.metadata.EntryPoint]:
+    """The entry points of :data:`ENTRY_POINT_GROUP`, sorted by name (monkeypatchable)."""
+    found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    return sorted(found, key=lambda ep: ep.name)
+
+
+def _instantiate(source: object, name: str) -> InterpreterFunctions:
+    if isinstance(source, InterpreterFunctions):
+        return source
+    if callable(source):
+        made = source()
+        if isinstance(made, InterpreterFunctions):
+            return made
+        raise InterpreterDiscoveryError(
+            f"interpreter entry point {name!r} returned {type(made).__name__}, "
+            "not an InterpreterFunctions instance"
+        )
+    raise InterpreterDiscoveryError(
+        f"interpreter entry point {name!r} is a {type(source).__name__}, not an "
+        "InterpreterFunctions class, instance or factory"
+    )
+
+
+def discover_interpreter_functions() -> list[tuple[str, InterpreterFunctions]]:
+    """``(entry point name, functions)`` for every entry point of
+    :data:`ENTRY_POINT_GROUP`, in name order."""
+    discovered: list[tuple[str, InterpreterFunctions]] = []
+    for entry_point in _entry_points():
+        try:
+            source = entry_point.load()
+        except Exception as err:
+            raise InterpreterDiscoveryError(
+                f"cannot load interpreter entry point {entry_point.name!r} "
+                f"({entry_point.value}): {type(err).__name__}: {err}"
+            ) from err
+        discovered.append((entry_point.name, _instantiate(source, entry_point.name)))
+    return discovered
+
+
+def _op_types(functions: InterpreterFunctions) -> set[type[Operation]]:
+    impls = type(functions)._impls()  # pyright: ignore[reportPrivateUsage]
+    callables = type(functions)._callable_impls()  # pyright: ignore[reportPrivateUsage]
+    return {op_type for op_type, _ in impls} | {op_type for op_type, _ in callables}
+
+
+def register_interpreter_functions(
+    interpreter: Interpreter,
+    ctx: Context | None = None,
+    *,
+    extra: Iterable[FunctionsSource] = (),
+    upstream: bool = True,
+) -> None:
+    """Register, in this order: every upstream xDSL implementation (``func``, ``arith``,
+    ``scf``, ... when ``upstream``), the discovered entry points, then ``extra``."""
+    if upstream:
+        from xdsl.interpreters import register_implementations
+
+        register_implementations(interpreter, ctx if ctx is not None else Context())
+    owners: dict[type[Operation], str] = {}
+    for name, functions in discover_interpreter_functions():
+        for op_type in _op_types(functions):
+            if (other := owners.get(op_type)) is not None:
+                raise InterpreterDiscoveryError(
+                    f"interpreter entry points {other!r} and {name!r} both implement "
+                    f"{op_type.name}; remove one, or pass the override as extra="
+                )
+            owners[op_type] = name
+        interpreter.register_implementations(functions, override=True)
+    for index, source in enumerate(extra):
+        interpreter.register_implementations(_instantiate(source, f"extra[{index}]"), override=True)
+
+
+def make_interpreter(
+    module: ModuleOp,
+    ctx: Context | None = None,
+    *,
+    extra: Iterable[FunctionsSource] = (),
+    file: IO[str] | None = None,
+    listeners: Sequence[Interpreter.Listener] = (),
+) -> Interpreter:
+    """An :class:`Interpreter` over ``module`` with every implementation registered."""
+    interpreter = Interpreter(module, file=file, listeners=tuple(listeners))
+    register_interpreter_functions(interpreter, ctx, extra=extra)
+    return interpreter
+
+
+# -------------------------------------------------------------------------- values
+
+
+_FLOAT_DTYPES: dict[type[Attribute], Any] = {
+    Float64Type: np.dtype(np.float64),
+    Float32Type: np.dtype(np.float32),
+    Float16Type: np.dtype(np.float16),
+    BFloat16Type: np.dtype(ml_dtypes.bfloat16),
+    Float8E4M3FNType: np.dtype(ml_dtypes.float8_e4m3fn),
+    Float8E5M2Type: np.dtype(ml_dtypes.float8_e5m2),
+    Float8E8M0FNUType: np.dtype(ml_dtypes.float8_e8m0fnu),
+    Float4E2M1FNType: np.dtype(ml_dtypes.float4_e2m1fn),
+}
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype[Any]:
+    """The numpy dtype that holds values of an MLIR element type.
+
+    Raises ``TypeError`` for element types the interpreters do not model."""
+    if (dtype := _FLOAT_DTYPES.get(type(element_type))) is not None:
+        return dtype
+    if isinstance(element_type, IntegerType):
+        width = element_type.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        if width in (8, 16, 32, 64):
+            unsigned = element_type.signedness.data == Signedness.UNSIGNED
+            return np.dtype(f"{'u' if unsigned else 'i'}{width // 8}")
+    raise TypeError(f"no numpy representation for element type {element_type}")
+
+
+def dense_literal_value(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """A ``dense<...>`` literal as a numpy array, bit for bit (from the stored bytes)."""
+    shape = tuple(attr.get_shape())
+    dtype = numpy_dtype(attr.get_element_type())
+    raw = attr.data.data
+    if dtype == np.bool_:
+        flat = np.frombuffer(raw, dtype=np.uint8) != 0
+    else:
+        flat = np.frombuffer(raw, dtype=dtype)  # xDSL stores little-endian bytes
+    if flat.size == 1 and int(np.prod(shape)) != 1:
+        flat = np.broadcast_to(flat, (int(np.prod(shape)),))
+    return np.array(flat.reshape(shape), dtype=dtype)
+
+
+def is_float_dtype(dtype: np.dtype[Any]) -> bool:
+    """numpy floats and the ml_dtypes float types."""
+    return np.issubdtype(dtype, np.floating) or dtype in _ML_FLOATS
+
+
+_ML_FLOATS = frozenset(
+    np.dtype(t)
+    for t in (
+        ml_dtypes.bfloat16,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.float8_e8m0fnu,
+        ml_dtypes.float4_e2m1fn,
+    )
+)
+
+
+def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
+    """float64 -> float32 rounding to odd: exact values stay, inexact ones take the
+    neighbour whose last significand bit is 1. A second rounding from this float32 to any
+    format with at most 22 significand bits is then the correctly rounded one."""
+    y = x.astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        inexact = (y.astype(np.float64) != x) & np.isfinite(y)
+        even = (y.view(np.uint32) & 1) == 0
+        toward = np.where(x > y, np.float32(np.inf), np.float32(-np.inf))
+        return np.where(inexact & even, np.nextafter(y, toward), y)
+
+
+def round_to(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    """``values`` converted to ``dtype`` with HLO ``convert`` semantics, rounding once.
+
+    * float -> float: round to nearest, ties to even (ml_dtypes), out-of-range as the
+      format does (inf, or NaN for the formats without inf such as f8E4M3FN). ml_dtypes
+      converts float64 through float32, which would round twice; float64 sources take a
+      round-to-odd float32 step first, so the result is the correctly rounded one.
+    * integer/bool -> float: through float64 (exact below 2^53), then as above.
+    * float -> integer: truncate toward zero, saturate to the integer range, NaN -> 0
+      (XLA's convert); float -> i1 is ``x != 0``.
+    * integer -> integer: two's complement wrap-around; -> i1 is ``x != 0``.
+    """
+    dtype = np.dtype(dtype)
+    source = values.dtype
+    if source == dtype:
+        return values.copy()
+    if dtype == np.bool_:
+        return values != 0
+    if is_float_dtype(dtype):
+        if not is_float_dtype(source):
+            values = values.astype(np.float64)
+            source = values.dtype
+        if source == np.float64 and dtype.itemsize < 4:
+            values = _round_to_odd_f32(values)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return values.astype(dtype)
+    if is_float_dtype(source):
+        info = np.iinfo(dtype)
+        wide = values.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            truncated = np.trunc(np.nan_to_num(wide, nan=0.0, posinf=np.inf, neginf=-np.inf))
+            low = truncated <= float(info.min)
+            high = truncated >= float(info.max)
+            middle = np.where(low | high, 0.0, truncated).astype(dtype)
+        return np.where(low, info.min, np.where(high, info.max, middle)).astype(dtype)
+    return values.astype(dtype)

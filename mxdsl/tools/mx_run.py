@@ -1,0 +1,595 @@
+"""``mx-run``: run a function of an ``.mlir`` file with the mxdsl interpreters.
+
+::
+
+    mx-run FILE.mlir [--symbol main] [--inputs IN.npz | --random-inputs SEED]
+                     [-p PASSES] [-o OUT.npz] [--print-values]
+
+Inputs come from an ``.npz`` (keys ``arg0``, ``arg1``, ...; a tuple argument's elements as
+``arg0.0``, ``arg0.1``, ...) or are drawn from a seeded generator; results are summarised
+on stdout and written to ``-o`` (keys ``result0``, ... / ``result0.0``, ...). Element
+types ``.npz`` cannot store (bf16, fp8, fp4, E8M0) travel as unsigned-integer bit
+patterns. The full convention is in ``docs/mx-run.md``.
+
+Every error is a diagnostic, never a traceback: a missing file, malformed IR, a verifier
+error (``file:line:col`` of the op, from :mod:`mxdsl.tools.diagnostics`, as in
+``mx-opt``), a failing pass, a missing symbol, wrong inputs, or an op the interpreters do
+not implement; the exit code is then 1 and ``-o`` is not written. Set
+``MXDSL_TRACEBACK=1`` to see the traceback of an internal error (exit code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any
+
+import ml_dtypes
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType, TupleType
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Attribute, Operation
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.traits import CallableOpInterface, SymbolOpInterface, SymbolTable
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    InterpretationError,
+    ParseError,
+)
+from xdsl.utils.lexer import Span
+
+from mxdsl import __version__
+from mxdsl.interpreters import (
+    InterpreterDiscoveryError,
+    OpInterpretationError,
+    make_interpreter,
+    numpy_dtype,
+    round_to,
+)
+from mxdsl.tools.diagnostics import (
+    OpDiagnostic,
+    format_op_diagnostic,
+    format_parse_error,
+    parse_located,
+    report,
+    verify_located,
+)
+
+TOOL = "mx-run"
+
+
+class RunFailure(Exception):
+    """A diagnostic that ends the run (already formatted, ``error:`` included or not)."""
+
+
+# ------------------------------------------------------------- bit-pattern I/O
+
+_BIT_PATTERN_TYPES = {
+    np.dtype(t): np.dtype(f"u{np.dtype(t).itemsize}")
+    for t in (
+        ml_dtypes.bfloat16,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.float8_e8m0fnu,
+        ml_dtypes.float4_e2m1fn,
+    )
+}
+"""Element dtypes ``.npz`` cannot store -> the unsigned integers carrying their bits."""
+
+_FP4 = np.dtype(ml_dtypes.float4_e2m1fn)
+
+
+def _type_str(t: Attribute) -> str:
+    return str(t)
+
+
+def _expected_str(dtype: np.dtype[Any], shape: tuple[int, ...]) -> str:
+    carrier = _BIT_PATTERN_TYPES.get(dtype)
+    what = f"{dtype} values" + (f" (or {carrier} bit patterns)" if carrier else "")
+    return f"{what} of shape {shape}"
+
+
+def input_value(array: np.ndarray, tensor_type: TensorType, name: str) -> np.ndarray:
+    """An input array as the interpreter value of ``tensor_type``: the same dtype, or
+    (for bf16/fp8/fp4/E8M0) the bit patterns as unsigned integers of the element's width,
+    or the raw ``|V`` bytes numpy hands back for a saved ml_dtypes array."""
+    shape = tuple(tensor_type.get_shape())
+    dtype = numpy_dtype(tensor_type.get_element_type())
+    problem = f"{name}: expected {_expected_str(dtype, shape)} for {_type_str(tensor_type)}"
+    if array.shape != shape:
+        raise RunFailure(f"{problem}, got shape {array.shape} ({array.dtype})")
+    if array.dtype == dtype:
+        return array
+    carrier = _BIT_PATTERN_TYPES.get(dtype)
+    if carrier is not None and (
+        array.dtype == carrier
+        or (array.dtype.kind == "V" and array.dtype.itemsize == dtype.itemsize)
+    ):
+        bits = np.ascontiguousarray(array).view(carrier)
+        if dtype == _FP4 and bits.size and int(bits.max()) > 0xF:
+            raise RunFailure(
+                f"{name}: f4E2M1FN bit patterns are 0..15 (one uint8 per element), got "
+                f"{int(bits.max())}"
+            )
+        return bits.view(dtype)
+    raise RunFailure(f"{problem}, got {array.dtype}")
+
+
+def output_arrays(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
+    """``(key, array)`` for ``-o``: tuples flatten to ``name.0``, ``name.1``, ...; bf16,
+    fp8, fp4 and E8M0 become their bit patterns (fp4: one uint8 per element)."""
+    if isinstance(value, tuple):
+        for index, element in enumerate(value):
+            yield from output_arrays(f"{name}.{index}", element)
+        return
+    array = np.asarray(value)
+    carrier = _BIT_PATTERN_TYPES.get(array.dtype)
+    yield name, (np.ascontiguousarray(array).view(carrier) if carrier is not None else array)
+
+
+def _leaves(name: str, value_type: Attribute) -> Iterator[tuple[str, Attribute]]:
+    if isinstance(value_type, TupleType):
+        for index, element in enumerate(value_type.types.data):
+            yield from _leaves(f"{name}.{index}", element)
+    else:
+        yield name, value_type
+
+
+def _assemble(name: str, value_type: Attribute, leaves: dict[str, np.ndarray]) -> Any:
+    if isinstance(value_type, TupleType):
+        return tuple(
+            _assemble(f"{name}.{i}", t, leaves) for i, t in enumerate(value_type.types.data)
+        )
+    return leaves[name]
+
+
+# ---------------------------------------------------------------------- inputs
+
+
+def _check_argument_types(arg_types: Sequence[Attribute], func_name: str) -> None:
+    for index, arg_type in enumerate(arg_types):
+        for name, leaf in _leaves(f"arg{index}", arg_type):
+            try:
+                ok = isinstance(leaf, TensorType) and bool(numpy_dtype(leaf.get_element_type()))
+            except TypeError:
+                ok = False
+            if not ok:
+                raise RunFailure(
+                    f"@{func_name} {name} has type {_type_str(leaf)}; mx-run passes tensors "
+                    "(and tuples of tensors) of float, integer, bf16, fp8, fp4 or E8M0 "
+                    "elements only"
+                )
+
+
+def load_inputs(path: str, arg_types: Sequence[Attribute], func_name: str) -> tuple[Any, ...]:
+    """The arguments of ``@func_name`` from an ``.npz`` (see :func:`input_value`)."""
+    try:
+        npz = np.load(path, allow_pickle=False)
+    except OSError as err:
+        raise RunFailure(f"cannot open inputs {path!r}: {err.strerror or err}") from None
+    except Exception as err:
+        raise RunFailure(f"cannot read inputs {path!r}: {err}") from None
+    if not isinstance(npz, np.lib.npyio.NpzFile):
+        raise RunFailure(
+            f"inputs {path!r} is a single .npy array; give an .npz with keys arg0, ..."
+        )
+    with npz:
+        expected = {
+            name: leaf
+            for index, t in enumerate(arg_types)
+            for name, leaf in _leaves(f"arg{index}", t)
+        }
+        signature = f"@{func_name} takes {len(arg_types)} argument(s)" + (
+            f" ({', '.join(expected)})" if expected else ""
+        )
+        keys = set(npz.files)
+        if missing := [k for k in expected if k not in keys]:
+            raise RunFailure(
+                f"{signature}; {path!r} has no {', '.join(missing)} "
+                f"(it has {', '.join(sorted(keys)) or 'no arrays'})"
+            )
+        if unexpected := sorted(keys - set(expected)):
+            raise RunFailure(f"{signature}; {path!r} has unexpected {', '.join(unexpected)}")
+        leaves: dict[str, np.ndarray] = {}
+        for name, leaf in expected.items():
+            try:
+                array = npz[name]
+            except Exception as err:
+                raise RunFailure(f"cannot read {name} from {path!r}: {err}") from None
+            assert isinstance(leaf, TensorType)
+            leaves[name] = input_value(array, leaf, name)
+    return tuple(_assemble(f"arg{i}", t, leaves) for i, t in enumerate(arg_types))
+
+
+def random_value(rng: np.random.Generator, tensor_type: TensorType) -> np.ndarray:
+    """One random input (the distributions are documented in ``docs/mx-run.md``):
+    float types: standard normal rounded (RNE) to the type; E8M0: uniform scales
+    2^-4 .. 2^4; i1: fair coin; signed/signless integers: uniform in [-8, 8];
+    unsigned integers: uniform in [0, 16]."""
+    shape = tuple(tensor_type.get_shape())
+    dtype = numpy_dtype(tensor_type.get_element_type())
+    if dtype == np.dtype(ml_dtypes.float8_e8m0fnu):
+        return rng.integers(127 - 4, 127 + 5, size=shape, dtype=np.uint8).view(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype.kind == "i":
+        return rng.integers(-8, 9, size=shape).astype(dtype)
+    if dtype.kind == "u":
+        return rng.integers(0, 17, size=shape).astype(dtype)
+    return round_to(rng.standard_normal(shape), dtype)
+
+
+def random_inputs(seed: int, arg_types: Sequence[Attribute]) -> tuple[Any, ...]:
+    """Arguments drawn from ``numpy.random.default_rng(seed)``, arg0 first (tuple
+    elements in order)."""
+    rng = np.random.default_rng(seed)
+    leaves: dict[str, np.ndarray] = {}
+    for index, t in enumerate(arg_types):
+        for name, leaf in _leaves(f"arg{index}", t):
+            assert isinstance(leaf, TensorType)
+            leaves[name] = random_value(rng, leaf)
+    return tuple(_assemble(f"arg{i}", t, leaves) for i, t in enumerate(arg_types))
+
+
+# --------------------------------------------------------------------- outputs
+
+
+def _stats_values(array: np.ndarray) -> np.ndarray:
+    if array.dtype in _BIT_PATTERN_TYPES or array.dtype == np.float16:
+        return array.astype(np.float64)
+    return array
+
+
+def summary_line(name: str, array: np.ndarray, value_type: Attribute | None = None) -> str:
+    """``name: TYPE shape=(..) dtype=.. min=.. max=.. mean=.. nan=N``."""
+    type_text = f"{_type_str(value_type)} " if value_type is not None else ""
+    head = f"{name}: {type_text}shape={tuple(array.shape)} dtype={array.dtype}"
+    values = _stats_values(array)
+    if values.size == 0:
+        return f"{head} (empty)"
+    if values.dtype == np.bool_:
+        values = values.astype(np.int64)
+    if np.issubdtype(values.dtype, np.floating):
+        nan = int(np.isnan(values).sum())
+        finite = values[~np.isnan(values)]
+        if finite.size == 0:
+            return f"{head} min=nan max=nan mean=nan nan={nan}"
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = float(np.mean(finite, dtype=np.float64))
+        return (
+            f"{head} min={float(finite.min()):.6g} max={float(finite.max()):.6g} "
+            f"mean={mean:.6g} nan={nan}"
+        )
+    return (
+        f"{head} min={int(values.min())} max={int(values.max())} "
+        f"mean={float(np.mean(values, dtype=np.float64)):.6g} nan=0"
+    )
+
+
+def format_values(array: np.ndarray) -> str:
+    """Every element, unpadded: numpy floats in their shortest round-trip form, bf16 /
+    fp8 / fp4 by their exact value, unsigned integers in hex (they are mostly packed bit
+    patterns), E8M0 as its exponent bytes."""
+    options: dict[str, Any] = {
+        "separator": ", ",
+        "threshold": sys.maxsize,
+        "max_line_width": sys.maxsize,
+    }
+    if array.dtype == np.dtype(ml_dtypes.float8_e8m0fnu):
+        bits = array.view(np.uint8)
+        return "e8m0 bytes " + np.array2string(
+            bits, formatter={"int": lambda v: str(int(v))}, **options
+        )
+    if array.dtype.kind == "u":
+        width = 2 * array.dtype.itemsize
+        return np.array2string(
+            array, formatter={"int": lambda v: f"0x{int(v):0{width}x}"}, **options
+        )
+    if array.dtype in _BIT_PATTERN_TYPES:
+        return np.array2string(
+            array.astype(np.float64), formatter={"float_kind": lambda v: str(float(v))}, **options
+        )
+    if np.issubdtype(array.dtype, np.floating):
+        return np.array2string(array, formatter={"float_kind": str}, **options)
+    return np.array2string(array, formatter={"int": lambda v: str(int(v))}, **options)
+
+
+def write_outputs(path: str, arrays: dict[str, np.ndarray]) -> None:
+    """Write the ``.npz`` atomically: to a temporary file beside ``path``, then rename."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".mx-run-", suffix=".npz", dir=directory)
+    except OSError as err:
+        raise RunFailure(f"cannot write {path!r}: {err.strerror or err}") from None
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            savez: Callable[..., None] = np.savez  # keys are result names, never options
+            savez(stream, **arrays)
+        os.replace(tmp, path)
+    except OSError as err:
+        raise RunFailure(f"cannot write {path!r}: {err.strerror or err}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+# ----------------------------------------------------------------------- run
+
+
+class _OpTracker(Interpreter.Listener):
+    """Keeps the stack of ops being interpreted: after a failure its top is the op
+    that failed (``func.call`` nests)."""
+
+    def __init__(self) -> None:
+        self.stack: list[Operation] = []
+
+    def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
+        self.stack.append(op)
+
+    def did_interpret_op(self, op: Operation, results: tuple[Any, ...]) -> None:
+        self.stack.pop()
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=TOOL,
+        description="Run a function of an .mlir file with the mxdsl interpreters "
+        "(inputs and outputs as .npz; see docs/mx-run.md).",
+    )
+    parser.add_argument("input_file", help="the .mlir file ('-' for stdin)")
+    parser.add_argument("--symbol", default="main", help="function to run (default: main)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--inputs", metavar="IN.npz", help="arguments as arrays arg0, arg1, ... (see docs)"
+    )
+    source.add_argument(
+        "--random-inputs",
+        metavar="SEED",
+        type=int,
+        help="draw the arguments from numpy.random.default_rng(SEED): standard normal "
+        "rounded to float types, small integers for integer types",
+    )
+    parser.add_argument(
+        "-p", "--passes", default="", help="pass pipeline to run before interpreting"
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="OUT.npz", help="write the results (result0, ...) here"
+    )
+    parser.add_argument(
+        "--print-values", action="store_true", help="print every element of every result"
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no per-result summary (errors still print)"
+    )
+    parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
+    return parser
+
+
+def _context() -> Context:
+    from xdsl.universe import Universe
+
+    ctx = Context()
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def _read_source(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return stream.read(), path
+    except OSError as err:
+        raise RunFailure(f"cannot open {path!r}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise RunFailure(f"cannot read {path!r}: not UTF-8 text ({err.reason})") from None
+
+
+def _located(op: Operation, message: str, spans: dict[Operation, Span[str]]) -> str:
+    return format_op_diagnostic(OpDiagnostic(op, message), spans)
+
+
+def _run_passes(
+    ctx: Context, module: ModuleOp, spec: str, spans: dict[Operation, Span[str]]
+) -> None:
+    from xdsl.universe import Universe
+
+    available = Universe.get_multiverse().all_passes
+
+    def between(previous: ModulePass | None, module: ModuleOp, upcoming: ModulePass | None):
+        verify_located(module)
+
+    try:
+        pipeline = PassPipeline.parse_spec(available, spec, between)
+    except (ValueError, ArgSpecParseError) as err:
+        text = str(err)
+        if "Unrecognized passes" in text:
+            text = text.replace("Unrecognized passes", "unknown pass") + (
+                "; available mxdsl passes: "
+                + ", ".join(sorted(p for p in available if p.startswith(("legalize-", "lower-"))))
+            )
+        raise RunFailure(f"invalid pass pipeline: {text}") from None
+    try:
+        pipeline.apply(ctx, module)
+    except OpDiagnostic as err:
+        raise RunFailure(format_op_diagnostic(err, spans)) from None
+    except DiagnosticException as err:
+        raise RunFailure(f"pass pipeline failed: {err}") from None
+
+
+def _function(
+    module: ModuleOp, symbol: str, path: str, spans: dict[Operation, Span[str]]
+) -> Operation:
+    """The function to run, with a body."""
+    op = SymbolTable.lookup_symbol(module, symbol)
+    trait = op.get_trait(CallableOpInterface) if op is not None else None
+    if op is not None and trait is not None:
+        if not trait.get_callable_region(op).blocks:
+            raise RunFailure(
+                _located(op, f"@{symbol} is a declaration without a body; nothing to run", spans)
+            )
+        return op
+    names: list[str] = []
+    for candidate in module.walk():
+        symbol_trait = candidate.get_trait(SymbolOpInterface)
+        if candidate.get_trait(CallableOpInterface) is None or symbol_trait is None:
+            continue
+        if (sym_name := symbol_trait.get_sym_attr_name(candidate)) is not None:
+            names.append(f"@{sym_name.data}")
+    listing = f"; functions: {', '.join(names)}" if names else "; it defines no functions"
+    if op is None:
+        raise RunFailure(f"no function @{symbol} in {path}{listing}")
+    raise RunFailure(_located(op, f"@{symbol} is a {op.name}, not a function{listing}", spans))
+
+
+def _interpretation_failure(
+    err: Exception, tracker: _OpTracker, spans: dict[Operation, Span[str]]
+) -> RunFailure:
+    """The located diagnostic for an exception raised while interpreting."""
+    if isinstance(err, OpInterpretationError):
+        op: Operation | None = err.op
+        message = err.message
+    else:
+        op = tracker.stack[-1] if tracker.stack else None
+        text = str(err)
+        if isinstance(err, InterpretationError) and "Could not find interpretation" in text:
+            message = (
+                "no interpreter implementation for this op (interpreter functions come from "
+                "xDSL and from the mxdsl.interpreters entry points)"
+            )
+        else:
+            message = f"interpreting it failed: {type(err).__name__}" + (
+                f": {text}" if text else ""
+            )
+            if op is not None and type(op).__module__.startswith("xdsl."):
+                message += (
+                    f" (the upstream xDSL implementation of {op.name} may not take mxdsl's "
+                    "values, which are numpy arrays)"
+                )
+    if op is None:
+        return RunFailure(message)
+    return RunFailure(_located(op, message, spans))
+
+
+def run(args: argparse.Namespace, stdout: IO[str]) -> None:
+    text, name = _read_source(args.input_file)
+    ctx = _context()
+    try:
+        module, spans = parse_located(ctx, text, name)
+    except ParseError as err:
+        raise RunFailure(format_parse_error(err)) from None
+    try:
+        verify_located(module)
+    except OpDiagnostic as err:
+        raise RunFailure(format_op_diagnostic(err, spans)) from None
+    if args.passes:
+        _run_passes(ctx, module, args.passes, spans)
+
+    func = _function(module, args.symbol, name, spans)
+    callable_trait = func.get_trait(CallableOpInterface)
+    assert callable_trait is not None
+    arg_types = list(callable_trait.get_argument_types(func))
+    result_types = list(callable_trait.get_result_types(func))
+    try:
+        _check_argument_types(arg_types, args.symbol)
+    except RunFailure as err:
+        raise RunFailure(_located(func, str(err), spans)) from None
+    if args.inputs is not None:
+        try:
+            inputs = load_inputs(args.inputs, arg_types, args.symbol)
+        except RunFailure as err:
+            message = str(err)
+            if message.startswith(("cannot open", "cannot read", "inputs ")):
+                raise
+            raise RunFailure(_located(func, message, spans)) from None
+    elif args.random_inputs is not None:
+        inputs = random_inputs(args.random_inputs, arg_types)
+    elif arg_types:
+        raise RunFailure(
+            _located(
+                func,
+                f"@{args.symbol} takes {len(arg_types)} argument(s); give --inputs IN.npz "
+                "or --random-inputs SEED",
+                spans,
+            )
+        )
+    else:
+        inputs = ()
+
+    tracker = _OpTracker()
+    try:
+        interpreter = make_interpreter(module, ctx, listeners=[tracker])
+    except InterpreterDiscoveryError as err:
+        raise RunFailure(str(err)) from None
+    try:
+        results = interpreter.call_op(func, inputs)
+    except Exception as err:
+        if os.environ.get("MXDSL_TRACEBACK"):
+            raise
+        raise _interpretation_failure(err, tracker, spans) from None
+
+    arrays: dict[str, np.ndarray] = {}
+    types = result_types if len(result_types) == len(results) else [None] * len(results)
+    for index, (value, value_type) in enumerate(zip(results, types, strict=True)):
+        leaf_types = dict(_leaves(f"result{index}", value_type)) if value_type else {}
+        for key, array in _flatten(f"result{index}", value):
+            if not args.quiet:
+                print(summary_line(key, array, leaf_types.get(key)), file=stdout)
+            if args.print_values:
+                print(f"{key} = {format_values(array)}", file=stdout)
+            arrays.update(output_arrays(key, array))
+    if args.output is not None:
+        write_outputs(args.output, arrays)
+
+
+def _flatten(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
+    if isinstance(value, tuple):
+        for index, element in enumerate(value):
+            yield from _flatten(f"{name}.{index}", element)
+    else:
+        yield name, np.asarray(value)
+
+
+def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
+    """Entry point; returns the exit code (0 success, 1 error, 2 internal error or bad
+    command line)."""
+    try:
+        args = build_arg_parser().parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        run(args, stdout if stdout is not None else sys.stdout)
+    except RunFailure as err:
+        report(TOOL, str(err))
+        return 1
+    except Exception as err:
+        if os.environ.get("MXDSL_TRACEBACK"):
+            raise
+        report(
+            TOOL,
+            f"internal error: {type(err).__name__}: {err} "
+            "(set MXDSL_TRACEBACK=1 for the traceback, and please report it)",
+        )
+        return 2
+    return 0
+
+
+def console_main() -> None:
+    sys.exit(main())
+
+
+__all__ = [
+    "input_value",
+    "load_inputs",
+    "main",
+    "output_arrays",
+    "random_inputs",
+    "random_value",
+    "summary_line",
+]
