@@ -113,7 +113,9 @@ class ScaledDotConfig:
             )
             if not all(isinstance(d, int) and not isinstance(d, bool) for d in value):
                 raise MxContractError(
-                    code, target, f"{key} must be a list of integers, got {value}"
+                    code,
+                    target,
+                    f"field {key!r} must be a list of integers, got {json.dumps(value)}",
                 )
             lists.append(tuple(value))
         element_dtype = _field(inner, "element_dtype", str, code, target)
@@ -129,12 +131,25 @@ def _parse_json_object(text: str, code: ErrorCode, target: str) -> dict[str, Any
         ) from None
     if not isinstance(value, dict):
         raise MxContractError(
-            code, target, f"backend_config must be a JSON object, got {type(value).__name__}"
+            code,
+            target,
+            f"backend_config must be a JSON object, got {_json_kind(value)} {json.dumps(value)}",
         )
     return value
 
 
 _JSON_TYPE_NAMES = {str: "a string", int: "an integer", list: "a list", dict: "an object"}
+
+
+def _json_kind(value: Any) -> str:
+    """The JSON name of a decoded value's type (``json.loads`` yields no other types)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}[type(value)]
 
 
 def _optional_field(
@@ -362,6 +377,10 @@ def _check_quantize(
         )
 
 
+def _operands(count: int) -> str:
+    return f"{count} operand" + ("" if count == 1 else "s")
+
+
 def _tensor_str(shape: Sequence[int], element: str) -> str:
     return f"tensor<{''.join(f'{s}x' for s in shape)}{element}>"
 
@@ -371,7 +390,7 @@ def check_quantize_mx(call: CustomCallSignature) -> None:
     target = call.target
     if len(call.operand_types) != 1:
         raise MxContractError(
-            ErrorCode.QMX_OPERAND_COUNT, target, f"got {len(call.operand_types)} operands"
+            ErrorCode.QMX_OPERAND_COUNT, target, f"got {_operands(len(call.operand_types))}"
         )
     config = QuantizeMXConfig.parse(call.backend_config, target)
     for field in ("block_size", "scale_method"):
@@ -403,7 +422,7 @@ def check_quantize_mx_legalized(call: CustomCallSignature) -> None:
         raise MxContractError(
             ErrorCode.QMX_OPERAND_COUNT,
             target,
-            f"got {len(call.operand_types)} operands, expected 2 (metadata, input)",
+            f"got {_operands(len(call.operand_types))}, expected 2 (metadata, input)",
         )
     metadata_type, input_type = call.operand_types
     tensor = _tensor(input_type)
@@ -533,8 +552,8 @@ def _check_scaled_dot(
         raise MxContractError(
             ErrorCode.SD_BATCH_COUNT,
             target,
-            f"lhs has {len(config.lhs_batch_dimensions)} batch dimensions, rhs has "
-            f"{len(config.rhs_batch_dimensions)}",
+            f"lhs_batch_dimensions {list(config.lhs_batch_dimensions)} and "
+            f"rhs_batch_dimensions {list(config.rhs_batch_dimensions)} differ in length",
         )
     for lhs_dim, rhs_dim in zip(
         config.lhs_batch_dimensions, config.rhs_batch_dimensions, strict=True
@@ -614,7 +633,7 @@ def check_block_scaled_dot(call: CustomCallSignature) -> None:
     target = call.target
     if len(call.operand_types) != 4:
         raise MxContractError(
-            ErrorCode.SD_OPERAND_COUNT, target, f"got {len(call.operand_types)} operands"
+            ErrorCode.SD_OPERAND_COUNT, target, f"got {_operands(len(call.operand_types))}"
         )
     config = ScaledDotConfig.parse(call.backend_config, target)
     _check_scaled_dot(target, call.operand_types, call.result_type, config)
@@ -631,7 +650,7 @@ def check_scaled_matmul_legalized(call: CustomCallSignature) -> None:
         raise MxContractError(
             ErrorCode.SD_OPERAND_COUNT,
             target,
-            f"got {len(call.operand_types)} operands, expected 5 "
+            f"got {_operands(len(call.operand_types))}, expected 5 "
             "(lhs, rhs, lhs_scale, rhs_scale, metadata)",
         )
     config = ScaledDotConfig.parse(call.backend_config, target)
