@@ -25,6 +25,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I32,
+    I64,
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -35,7 +36,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -55,22 +56,34 @@ from mxdsl.contract import CustomCallSignature, verify_custom_call
 ConstantValue = DenseIntOrFPElementsAttr | ArrayAttr[Attribute]
 
 
-def constant_value_type(value: Attribute) -> TypeAttribute:
-    """The type of a constant literal: a tensor for a dense literal, a tuple for a list."""
+def constant_value_type(value: Attribute) -> TensorType | TupleType:
+    """The type of a constant literal: a tensor for a dense literal, a tuple for a list.
+
+    Raises a VerifyException when ``value`` is not a literal ``hlo.constant`` holds."""
     if isinstance(value, DenseIntOrFPElementsAttr):
-        return value.get_type()
+        literal_type = value.get_type()
+        if not isinstance(literal_type, TensorType):
+            raise VerifyException(f"a dense constant literal is a tensor, got {literal_type}")
+        return literal_type
     if isinstance(value, ArrayAttr):
-        return TupleType([constant_value_type(element) for element in value.data])
+        return TupleType(tuple(constant_value_type(element) for element in value.data))
     raise VerifyException(
         f"a constant literal is a dense<...> tensor or a tuple of literals, got {value}"
     )
 
 
 def _parse_constant_value(parser: Parser) -> Attribute:
+    """``dense<...> : tensor<...>``, or a parenthesized, comma-separated tuple of literals."""
+    start = parser.pos
     if parser.parse_optional_punctuation("(") is None:
-        return parser.parse_attribute()
+        value = parser.parse_attribute()
+        try:
+            constant_value_type(value)
+        except VerifyException as err:
+            parser.raise_error(str(err), start)
+        return value
     if parser.parse_optional_punctuation(")") is not None:
-        return ArrayAttr([])
+        return ArrayAttr(())
     elements = [_parse_constant_value(parser)]
     while parser.parse_optional_punctuation(",") is not None:
         elements.append(_parse_constant_value(parser))
@@ -86,6 +99,19 @@ def _print_constant_value(printer: Printer, value: Attribute) -> None:
         printer.print_list(value.data, lambda v: _print_constant_value(printer, v))
 
 
+def _parse_function_type(
+    parser: Parser, op_name: str, num_inputs: int | None, expected: str
+) -> tuple[tuple[Attribute, ...], Attribute]:
+    """``(inputs) -> result``: exactly one result, and ``num_inputs`` inputs when given."""
+    start = parser.pos
+    function_type = parser.parse_function_type()
+    inputs = function_type.inputs.data
+    outputs = function_type.outputs.data
+    if len(outputs) != 1 or (num_inputs is not None and len(inputs) != num_inputs):
+        parser.raise_error(f"{op_name} has type {expected}, got {function_type}", start)
+    return inputs, outputs[0]
+
+
 @irdl_op_definition
 class ConstantOp(IRDLOperation):
     """A literal: ``hlo.constant dense<[128, 256]> : tensor<2xi64>``, or an HLO tuple
@@ -97,9 +123,7 @@ class ConstantOp(IRDLOperation):
     traits = traits_def(Pure())
 
     def __init__(self, value: Attribute):
-        super().__init__(
-            properties={"value": value}, result_types=[constant_value_type(value)]
-        )
+        super().__init__(properties={"value": value}, result_types=[constant_value_type(value)])
 
     def verify_(self) -> None:
         expected = constant_value_type(self.value)
@@ -131,13 +155,11 @@ class TupleOp(IRDLOperation):
     traits = traits_def(Pure())
 
     def __init__(self, values: Sequence[SSAValue]):
-        super().__init__(
-            operands=[values], result_types=[TupleType([v.type for v in values])]
-        )
+        super().__init__(operands=[values], result_types=[TupleType(tuple(v.type for v in values))])
 
     def verify_(self) -> None:
         assert isinstance(self.result.type, TupleType)
-        expected = TupleType([v.type for v in self.val])
+        expected = TupleType(tuple(v.type for v in self.val))
         if self.result.type != expected:
             raise VerifyException(
                 f"result type {self.result.type} does not match the operand types {expected}"
@@ -145,21 +167,26 @@ class TupleOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> TupleOp:
-        unresolved = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+        unresolved = (
+            parser.parse_optional_undelimited_comma_separated_list(
+                parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+            )
+            or []
         )
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        type_start = parser.pos
         result_type = parser.parse_type()
         if not isinstance(result_type, TupleType):
-            parser.raise_error(f"hlo.tuple produces a tuple type, got {result_type}")
+            parser.raise_error(f"hlo.tuple produces a tuple type, got {result_type}", type_start)
         element_types = result_type.types.data
-        if len(element_types) != len(unresolved or []):
+        if len(element_types) != len(unresolved):
             parser.raise_error(
-                f"hlo.tuple has {len(unresolved or [])} operands but its type "
-                f"has {len(element_types)} elements"
+                f"hlo.tuple has {len(unresolved)} operands but its type "
+                f"{result_type} has {len(element_types)} elements",
+                type_start,
             )
-        values = parser.resolve_operands(unresolved or [], element_types, parser.pos)
+        values = parser.resolve_operands(unresolved, element_types, type_start)
         op = cls(values)
         op.attributes.update(attributes)
         return op
@@ -208,26 +235,22 @@ class GetTupleElementOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> GetTupleElementOp:
         unresolved = parser.parse_unresolved_operand()
-        index = parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, parser.parse_integer
-        )
-        if len(index) != 1:
-            parser.raise_error("hlo.get_tuple_element takes exactly one index")
+        parser.parse_punctuation("[")
+        index = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation("]")
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        function_type = parser.parse_function_type()
-        if len(function_type.inputs) != 1 or len(function_type.outputs) != 1:
-            parser.raise_error("hlo.get_tuple_element has type (tuple<...>) -> element")
-        (operand,) = parser.resolve_operands(
-            [unresolved], function_type.inputs.data, parser.pos
+        type_start = parser.pos
+        inputs, result_type = _parse_function_type(
+            parser, cls.name, 1, "(tuple<...>) -> element type"
         )
-        op = cls.create(
+        (operand,) = parser.resolve_operands([unresolved], inputs, type_start)
+        return cls.create(
             operands=[operand],
-            properties={"index": IntegerAttr(index[0], i32)},
-            result_types=[function_type.outputs.data[0]],
+            properties={"index": IntegerAttr(index, i32)},
+            result_types=[result_type],
             attributes=attributes,
         )
-        return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -299,21 +322,21 @@ class CustomCallOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> CustomCallOp:
         target = parser.parse_symbol_name()
-        pos = parser.pos
         unresolved = parser.parse_op_args_list()
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        function_type = parser.parse_function_type()
-        if len(function_type.outputs) != 1:
-            parser.raise_error("hlo.custom_call has exactly one result (which may be a tuple)")
-        operands = parser.resolve_operands(unresolved, function_type.inputs.data, pos)
+        type_start = parser.pos
+        inputs, result_type = _parse_function_type(
+            parser, cls.name, None, "(operand types) -> one result type (which may be a tuple)"
+        )
+        operands = parser.resolve_operands(unresolved, inputs, type_start)
         properties: dict[str, Attribute] = {"call_target_name": target}
         for name in cls._PRINTED_PROPERTIES:
             if name in attributes:
                 properties[name] = attributes.pop(name)
         return cls.create(
             operands=operands,
-            result_types=[function_type.outputs.data[0]],
+            result_types=[result_type],
             properties=properties,
             attributes=attributes,
         )
@@ -333,8 +356,8 @@ class CustomCallOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
 
-def _dims(value: DenseArrayBase) -> tuple[int, ...]:
-    return tuple(int(x) for x in value.get_values())
+def _dims(value: DenseArrayBase[I64]) -> tuple[int, ...]:
+    return value.get_values()
 
 
 @irdl_op_definition
@@ -351,10 +374,10 @@ class DotGeneralOp(IRDLOperation):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    lhs_batching_dimensions = prop_def(DenseArrayBase)
-    rhs_batching_dimensions = prop_def(DenseArrayBase)
-    lhs_contracting_dimensions = prop_def(DenseArrayBase)
-    rhs_contracting_dimensions = prop_def(DenseArrayBase)
+    lhs_batching_dimensions = prop_def(DenseArrayBase[I64])
+    rhs_batching_dimensions = prop_def(DenseArrayBase[I64])
+    lhs_contracting_dimensions = prop_def(DenseArrayBase[I64])
+    rhs_contracting_dimensions = prop_def(DenseArrayBase[I64])
     traits = traits_def(Pure())
 
     def __init__(
@@ -400,16 +423,17 @@ class DotGeneralOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> DotGeneralOp:
-        pos = parser.pos
         lhs = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         rhs = parser.parse_unresolved_operand()
         dims: dict[str, tuple[list[int], list[int]]] = {}
         while parser.parse_optional_punctuation(",") is not None:
+            key_start = parser.pos
             key = parser.parse_identifier()
             if key not in ("batching_dims", "contracting_dims") or key in dims:
                 parser.raise_error(
-                    f"expected batching_dims or contracting_dims (once each), got {key}"
+                    f"expected batching_dims or contracting_dims (once each), got {key}",
+                    key_start,
                 )
             parser.parse_punctuation("=")
             lhs_dims = parser.parse_comma_separated_list(
@@ -422,14 +446,13 @@ class DotGeneralOp(IRDLOperation):
             dims[key] = (lhs_dims, rhs_dims)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        function_type = parser.parse_function_type()
-        if len(function_type.inputs) != 2 or len(function_type.outputs) != 1:
-            parser.raise_error("hlo.dot_general has type (lhs, rhs) -> result")
-        operands = parser.resolve_operands([lhs, rhs], function_type.inputs.data, pos)
+        type_start = parser.pos
+        inputs, result_type = _parse_function_type(parser, cls.name, 2, "(lhs, rhs) -> result")
+        operands = parser.resolve_operands([lhs, rhs], inputs, type_start)
         empty: tuple[list[int], list[int]] = ([], [])
         return cls.create(
             operands=operands,
-            result_types=[function_type.outputs.data[0]],
+            result_types=[result_type],
             properties=_dot_dimension_properties(
                 dims.get("batching_dims", empty), dims.get("contracting_dims", empty)
             ),
@@ -484,15 +507,20 @@ def dot_general_result_shape(
         ("lhs", lhs_shape, (*lhs_batch, *lhs_contract)),
         ("rhs", rhs_shape, (*rhs_batch, *rhs_contract)),
     ):
-        if any(not 0 <= d < len(shape) for d in dims):
-            raise VerifyException(f"{side} dimension numbers {list(dims)} out of range")
-        if len(set(dims)) != len(dims):
-            raise VerifyException(f"{side} batching and contracting dims overlap: {list(dims)}")
+        if bad := [d for d in dims if not 0 <= d < len(shape)]:
+            raise VerifyException(
+                f"{side} dimension {bad[0]} is out of range for a rank-{len(shape)} operand"
+            )
+        if repeated := sorted({d for d in dims if dims.count(d) > 1}):
+            raise VerifyException(
+                f"{side} dimension {repeated[0]} appears more than once in the batching "
+                f"and contracting dims {list(dims)}"
+            )
     for kind, lhs_dims, rhs_dims in (
         ("batching", lhs_batch, rhs_batch),
         ("contracting", lhs_contract, rhs_contract),
     ):
-        for lhs_dim, rhs_dim in zip(lhs_dims, rhs_dims):
+        for lhs_dim, rhs_dim in zip(lhs_dims, rhs_dims, strict=True):
             if lhs_shape[lhs_dim] != rhs_shape[rhs_dim]:
                 raise VerifyException(
                     f"{kind} dim sizes differ: lhs dim {lhs_dim} has "
@@ -522,8 +550,9 @@ class ConvertOp(IRDLOperation):
         assert isinstance(self.result.type, TensorType)
         if self.operand.type.get_shape() != self.result.type.get_shape():
             raise VerifyException(
-                f"hlo.convert keeps the shape: {list(self.operand.type.get_shape())} "
-                f"vs {list(self.result.type.get_shape())}"
+                f"result shape {list(self.result.type.get_shape())} differs from the operand "
+                f"shape {list(self.operand.type.get_shape())}; convert only changes the "
+                "element type"
             )
 
 
