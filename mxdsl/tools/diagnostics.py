@@ -86,9 +86,7 @@ def format_op_diagnostic(
         return f"{where.file}:{where.line}:{where.col}: {headline}\n{source_line}\n{caret}"
     location = op.location
     if isinstance(location, FileLineColLoc):
-        return (
-            f"{location.filename.data}:{location.line.data}:{location.column.data}: {headline}"
-        )
+        return f"{location.filename.data}:{location.line.data}:{location.column.data}: {headline}"
     return headline
 
 

@@ -18,6 +18,7 @@ the error and exit 0) for lit tests, with the located message. Set
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -26,9 +27,10 @@ from io import StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.ir import Attribute, Operation
+from xdsl.passes import ModulePass, PassPipeline, get_pass_option_infos
 from xdsl.printer import Printer
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
@@ -44,6 +46,18 @@ from mxdsl.tools.diagnostics import (
 )
 
 TOOL = "mx-opt"
+
+
+class PipelineError(Exception):
+    """A ``-p`` pipeline that names an unknown pass or a bad pass option."""
+
+
+class LocatedParseError(ParseError):
+    """A parse error printed as ``file:line:col: error: message`` with its source line,
+    also under ``--parsing-diagnostics``."""
+
+    def __str__(self) -> str:
+        return format_parse_error(self)
 
 
 class _DeferredOutput(StringIO):
@@ -67,17 +81,21 @@ class MxOptMain(xDSLOptMain):
         """Parse MLIR with source locations; other frontends as xdsl-opt does."""
         if (self.args.frontend or file_extension) != "mlir":
             return super().parse_chunk(chunk, file_extension, start_offset)
-        module, self.op_spans = parse_located(
-            self.ctx,
-            chunk.read().decode("utf-8"),
-            self.get_input_name(),
-            start_offset,
-            implicit_module=not self.args.no_implicit_module,
-        )
+        try:
+            module, self.op_spans = parse_located(
+                self.ctx,
+                chunk.read().decode("utf-8"),
+                self.get_input_name(),
+                start_offset,
+                implicit_module=not self.args.no_implicit_module,
+            )
+        except ParseError as err:
+            raise LocatedParseError(err.span, err.msg) from None
         return module
 
     def setup_pipeline(self) -> None:
-        """xDSLOptMain's pipeline, verifying op by op so errors carry locations."""
+        """xDSLOptMain's pipeline, verifying op by op so errors carry locations, and
+        naming the pass in every pipeline error."""
         started = time.perf_counter()
 
         def between_passes(
@@ -94,9 +112,31 @@ class MxOptMain(xDSLOptMain):
                 print("\n\n\n")
             started = time.perf_counter()
 
-        self.pipeline = PassPipeline.parse_spec(
-            self.available_passes, self.args.passes, between_passes
+        self.pipeline = PassPipeline(
+            tuple(self._make_pass(spec) for spec in parse_pipeline(self.args.passes)),
+            between_passes,
         )
+
+    def _make_pass(self, spec: ArgSpec) -> ModulePass:
+        """One ``-p`` entry: a known pass with known options of the right type."""
+        if (factory := self.available_passes.get(spec.name)) is None:
+            raise PipelineError(_unknown_pass_message(spec.name))
+        pass_class = factory()
+        options = [info.name for info in get_pass_option_infos(pass_class)]
+        spelled = {name.replace("-", "_"): name for name in spec.parameters}
+        known = f"its options are: {', '.join(options)}" if options else "it takes no options"
+        if unknown := [written for name, written in spelled.items() if name not in options]:
+            raise PipelineError(
+                f"pass '{spec.name}' has no option {', '.join(map(repr, unknown))} ({known})"
+            )
+        try:
+            return pass_class.from_pass_spec(spec)
+        except (ValueError, TypeError) as err:
+            raise PipelineError(f"invalid options for pass '{spec.name}': {err}") from None
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.prog = TOOL  # also when main() runs in-process
 
     def prepare_output(self) -> IO[str]:
         if self.args.output_file is None:
@@ -119,22 +159,35 @@ class MxOptMain(xDSLOptMain):
             raise DiagnosticException(format_op_diagnostic(err, self.op_spans)) from None
 
 
-def _unknown_pass_message(err: Exception, available: Sequence[str]) -> str:
-    text = str(err)
-    if "Unrecognized passes" not in text:
-        return f"invalid pass pipeline: {text}"
-    return f"{text.replace('Unrecognized passes', 'unknown pass')}; available mxdsl passes: " + (
-        ", ".join(sorted(p for p in available if p.startswith(("legalize-", "lower-"))))
-        + " (and every xdsl-opt pass; see --help)"
+def _unknown_pass_message(name: str) -> str:
+    from mxdsl.universe import get_all_passes
+
+    return (
+        f"unknown pass '{name}'; mxdsl passes: {', '.join(sorted(get_all_passes()))} "
+        "(and every xdsl-opt pass; see mx-opt --help)"
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the process exit code (0 on success, 1 on any error)."""
+    """Entry point; returns the process exit code: 0 on success, 1 on bad input (an
+    error diagnostic), 2 on a command-line usage error or an internal error."""
+    post_init = Attribute.__post_init__  # --disable-verify replaces it process-wide
+    try:
+        return _run(argv)
+    except SystemExit as exit_:  # argparse: --help, --version, usage errors
+        return exit_.code if isinstance(exit_.code, int) else 2
+    finally:
+        Attribute.__post_init__ = post_init
+
+
+def _run(argv: Sequence[str] | None) -> int:
     try:
         tool = MxOptMain(args=argv)
-    except (ValueError, ArgSpecParseError) as err:
-        report(TOOL, _unknown_pass_message(err, _mxdsl_pass_names()))
+    except ArgSpecParseError as err:
+        report(TOOL, f"invalid pass pipeline: {str(err).rstrip()}")
+        return 1
+    except PipelineError as err:
+        report(TOOL, str(err))
         return 1
     try:
         tool.run()
@@ -144,8 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DiagnosticException as err:
         report(TOOL, str(err))
         return 1
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: console_main exits quietly
     except OSError as err:
-        report(TOOL, f"cannot open {err.filename!r}: {err.strerror}")
+        where = f"cannot open {err.filename!r}" if err.filename else "I/O error"
+        report(TOOL, f"{where}: {err.strerror or err}")
         return 1
     except Exception as err:
         if os.environ.get("MXDSL_TRACEBACK"):
@@ -159,13 +215,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _mxdsl_pass_names() -> list[str]:
-    from mxdsl.universe import get_all_passes
-
-    return list(get_all_passes())
-
-
 def console_main() -> None:
-    sys.exit(main())
-
-
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # e.g. `mx-opt big.mlir | head`: stop quietly, and keep Python's exit-time
+        # flush of stdout from failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)

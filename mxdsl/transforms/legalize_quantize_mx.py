@@ -7,6 +7,9 @@ build the metadata tuple constant (s64 shape list, dim, block_size, 0); emit the
 dtype-tagged target with operands (metadata, input), the original 2-tuple result type
 verbatim, an empty backend_config and api_version 1; replace the old op. The MX
 contract is not re-checked here (spec §6): the verifier of ``hlo.custom_call`` owns it.
+A call the pass cannot even read (not one tensor operand, a backend_config without
+dtype/dim) is refused with a diagnostic on the op; that only happens under
+``--disable-verify``, since the contract rejects such a call first.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.utils.exceptions import VerifyException
 
 from mxdsl.contract.mx import (
     MX_BLOCK_SIZE,
@@ -31,6 +35,9 @@ from mxdsl.contract.mx import (
     quantize_mx_target,
 )
 from mxdsl.dialects.hlo import ConstantOp, CustomCallOp
+from mxdsl.tools.diagnostics import OpDiagnostic
+
+PASS_NAME = "legalize-quantize-mx"
 
 
 class LegalizeQuantizeMX(RewritePattern):
@@ -40,15 +47,21 @@ class LegalizeQuantizeMX(RewritePattern):
     def match_and_rewrite(self, op: CustomCallOp, rewriter: PatternRewriter) -> None:
         if op.target != QUANTIZE_MX:
             return
+        if len(op.inputs) != 1 or not isinstance(source_type := op.inputs[0].type, TensorType):
+            raise OpDiagnostic(
+                op, f"{PASS_NAME}: {QUANTIZE_MX} takes one tensor operand, got {len(op.inputs)}"
+            )
         (source,) = op.inputs
-        assert isinstance(source.type, TensorType)
-        config = QuantizeMXConfig.parse(op.backend_config.data)
-        shape = source.type.get_shape()
+        try:
+            config = QuantizeMXConfig.parse(op.backend_config.data)
+        except VerifyException as err:
+            raise OpDiagnostic(op, f"{PASS_NAME}: {err}") from None
+        shape = source_type.get_shape()
         dim = config.dim + len(shape) if config.dim < 0 else config.dim
         block_size = MX_BLOCK_SIZE if config.block_size is None else config.block_size
         metadata = ConstantOp(quantize_mx_metadata(shape, dim, block_size))
         legalized = CustomCallOp(
-            quantize_mx_target(source.type.element_type, config.dtype),
+            quantize_mx_target(source_type.element_type, config.dtype),
             [metadata.output, source],
             op.result.type,
             backend_config="",
@@ -65,7 +78,7 @@ class LegalizeQuantizeMX(RewritePattern):
 class LegalizeQuantizeMXPass(ModulePass):
     """Legalize every ``QuantizeMX`` custom call (spec §2); other calls stay as they are."""
 
-    name = "legalize-quantize-mx"
+    name = PASS_NAME
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(LegalizeQuantizeMX(), apply_recursively=False).rewrite_module(op)
