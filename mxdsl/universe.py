@@ -20,7 +20,12 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Hlo
 
-    return {"hlo": get_hlo}
+    def get_nisa() -> Dialect:
+        from mxdsl.dialects.nisa import Nisa
+
+        return Nisa
+
+    return {"hlo": get_hlo, "nisa": get_nisa}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
