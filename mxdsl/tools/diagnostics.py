@@ -15,6 +15,7 @@ be shown against a dump of the IR. :class:`LocatingParser` records where every o
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 from typing import IO
 
@@ -91,15 +92,21 @@ def format_op_diagnostic(
 
 
 def format_parse_error(err: ParseError) -> str:
-    """``file:line:col: error: message``, then the source line and carets."""
+    """``file:line:col: error: message``, then the source line and carets (left out when
+    the error is on an empty line, e.g. at the end of the input)."""
     where = err.span.get_location()
+    headline = f"{where.file}:{where.line}:{where.col}: error: {err.msg}"
     context = err.span.print_with_context().split("\n", 1)[1].rstrip("\n")
-    return f"{where.file}:{where.line}:{where.col}: error: {err.msg}\n{context}"
+    source_line = context.split("\n", 1)[0]
+    return f"{headline}\n{context}" if source_line.strip() else headline
+
+
+_LOCATED_ERROR = re.compile(r"^.+?:\d+:\d+: error: ")
 
 
 def report(tool: str, message: str, stream: IO[str] | None = None) -> None:
-    """Print a tool-level diagnostic to stderr (``tool: error: message``) unless the
-    message already carries its own ``error:``."""
+    """Print a diagnostic to stderr: ``tool: error: message``, or the message as it is
+    when it already starts with its own location (``file:line:col: error: ...``)."""
     stream = sys.stderr if stream is None else stream
-    prefix = "" if "error:" in message.split("\n", 1)[0] else f"{tool}: error: "
+    prefix = "" if _LOCATED_ERROR.match(message) else f"{tool}: error: "
     print(f"{prefix}{message}", file=stream)
