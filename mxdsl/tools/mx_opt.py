@@ -8,8 +8,11 @@ What it adds to ``xdsl-opt``:
 
 * errors are diagnostics, never tracebacks: a malformed input, an unknown pass or pass
   option, a missing file or a violated contract prints ``file:line:col: error: ...``
-  (the op's place in the input, the code, cause and resolution) and exits 1;
-* ``-o FILE`` is written only when the whole run succeeds.
+  (the op's place in the input, the code, cause and resolution) and exits 1; a
+  command-line usage error exits 2 (argparse), an internal error exits 2 with a hint;
+* ``-o FILE`` is written only when the whole run succeeds (an existing file is kept);
+* :func:`main` can be called in-process: it returns the exit code, and undoes the
+  process-wide switch-off of attribute verification that ``--disable-verify`` makes.
 
 ``--verify-diagnostics`` and ``--parsing-diagnostics`` keep their xdsl-opt meaning (print
 the error and exit 0) for lit tests, with the located message. Set
