@@ -226,11 +226,24 @@ def scaled_matmul_metadata(config: ScaledDotConfig, lhs_rank: int, rhs_rank: int
     slot order STRONG, chosen and documented in docs/passes.md): lhs batch dim, rhs batch
     dim (-1 when there is none), lhs contracting dim, rhs contracting dim, lhs rank,
     rhs rank, block size. Only one batch dimension fits the 7 slots."""
-    if len(config.lhs_batch_dimensions) > 1:
-        raise ValueError(
-            f"the ScaledMatmul metadata holds at most one batch dimension, got "
-            f"{list(config.lhs_batch_dimensions)}"
-        )
+    for side, dims in (
+        ("lhs", config.lhs_batch_dimensions),
+        ("rhs", config.rhs_batch_dimensions),
+    ):
+        if len(dims) > 1:
+            raise ValueError(
+                f"the ScaledMatmul metadata holds at most one batch dimension, {side} has "
+                f"{list(dims)}"
+            )
+    for side, dims in (
+        ("lhs", config.lhs_contracting_dimensions),
+        ("rhs", config.rhs_contracting_dimensions),
+    ):
+        if len(dims) != 1:
+            raise ValueError(
+                f"the ScaledMatmul metadata holds exactly one contracting dimension, {side} "
+                f"has {list(dims)}"
+            )
     lhs_batch = config.lhs_batch_dimensions[0] if config.lhs_batch_dimensions else NO_BATCH_DIM
     rhs_batch = config.rhs_batch_dimensions[0] if config.rhs_batch_dimensions else NO_BATCH_DIM
     slots = (

@@ -357,3 +357,20 @@ def test_the_doc_example_registers_a_working_contract(scratch_targets):
     for target in ("MyTopK", "MyTopK_v2"):
         with pytest.raises(VerifyException, match=f"{target} takes one operand, got 2"):
             CustomCallOp(target, _values(t, t), t).verify()
+
+
+@pytest.mark.parametrize(
+    ("batch", "contract", "message"),
+    [
+        (((), (0, 1)), ((1,), (0,)), "rhs has [0, 1]"),
+        (((0, 1), ()), ((1,), (0,)), "lhs has [0, 1]"),
+        (((), ()), ((), ()), "exactly one contracting dimension, lhs has []"),
+        (((), ()), ((1,), (0, 1)), "exactly one contracting dimension, rhs has [0, 1]"),
+    ],
+)
+def test_scaled_matmul_metadata_refuses_what_its_slots_cannot_hold(batch, contract, message):
+    from mxdsl.contract.mx import ScaledDotConfig, scaled_matmul_metadata
+
+    config = ScaledDotConfig(batch[0], batch[1], contract[0], contract[1], "float8_e4m3fn")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        scaled_matmul_metadata(config, 3, 3)
