@@ -1,0 +1,718 @@
+"""Interpreter functions for the ``nisa`` dialect (see ``docs/nisa-interpreter.md``).
+
+**Buffers.** Every memref value is a numpy array; views are numpy views, so a write
+through a ``memref.subview`` / ``expand_shape`` / ``collapse_shape`` lands in the parent.
+Element dtypes follow :func:`mxdsl.interpreters.numpy_dtype`, plus:
+
+* ``!nisa.float8_e4m3fn_x4`` / ``!nisa.float8_e5m2_x4``: ``uint32`` containers, lane 0
+  in the low byte (the FP8 codes of 4 consecutive logical elements viewed as a
+  little-endian word, the hlo interpreter's packing of MX data);
+* ``!nisa.float4_e2m1fn_x4``: ``uint16`` containers (the lane order is the numerics'
+  FP4 lane permutation; no nisa op here unpacks FP4 yet, see the docs).
+
+``memref.alloc`` fills the new buffer with a sentinel so a read-before-write is visible:
+NaN for floats (E8M0 too), all-ones bytes for x4 containers (FP8 NaN codes), and 4 for
+integers (as the NKI simulator does).
+
+**Arithmetic.** Engines compute in float32 and round once to the dst dtype
+(:func:`mxdsl.interpreters.round_to`, RNE); PSUM accumulation is float32 (a bf16 PSUM
+dst is widened, added to, rounded once). Integer-only elementwise ops compute exactly in
+int64 and wrap to the dst. Activation functions are evaluated in float64 on the float32
+``data * scale + bias`` and rounded once to the dst.
+
+**MX.** ``quantize_mx`` and ``nc_matmul_mx`` call :mod:`mxdsl.numerics` with the physical
+block (8 partitions x 4 free elements); scale row ``i`` lives at partition
+``(i & 3) + 32 * (i >> 2)`` of a scale tile (the quadrant layout).
+
+**SPMD.** ``program_id``, ``num_programs``, ``sendrecv`` and ``core_barrier`` talk to the
+core context installed by :mod:`mxdsl.interpreters.spmd`; without one the program runs
+as core 0 of 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+)
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl,
+    register_impls,
+)
+from xdsl.interpreters.builtin import scalar_attr
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from mxdsl.dialects import nisa
+from mxdsl.interpreters import OpInterpretationError, is_float_dtype, numpy_dtype, round_to
+from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
+from mxdsl.numerics.formats import MxFormat
+from mxdsl.numerics.reference import dequantize_mx_reference, quantize_mx_reference
+
+F32 = np.dtype(np.float32)
+INT_SENTINEL = 4
+"""What an uninitialized integer buffer reads as (the NKI simulator's sentinel)."""
+
+# ------------------------------------------------------------------ value helpers
+
+
+def element_dtype(element_type: Attribute) -> np.dtype[Any]:
+    """The numpy dtype of a memref element type (x4 types: their integer container)."""
+    if isinstance(element_type, nisa.X4Type):
+        return np.dtype(np.uint32 if element_type.bitwidth == 32 else np.uint16)
+    return numpy_dtype(element_type)
+
+
+def buffer_dtype(memref_type: Attribute) -> np.dtype[Any]:
+    assert isinstance(memref_type, MemRefType)
+    return element_dtype(memref_type.get_element_type())
+
+
+def x4_format(element_type: Attribute) -> MxFormat:
+    if isinstance(element_type, nisa.Float8E4M3FNx4Type):
+        return MxFormat.E4M3FN
+    if isinstance(element_type, nisa.Float8E5M2x4Type):
+        return MxFormat.E5M2
+    return MxFormat.E2M1
+
+
+def uninitialized(shape: tuple[int, ...], element_type: Attribute) -> np.ndarray:
+    """A fresh buffer filled with the read-before-write sentinel."""
+    dtype = element_dtype(element_type)
+    if isinstance(element_type, nisa.X4Type):
+        return np.full(shape, np.iinfo(dtype).max, dtype=dtype)
+    if is_float_dtype(dtype):
+        return np.full(shape, np.nan, dtype=np.float32).astype(dtype)
+    if dtype == np.bool_:
+        return np.ones(shape, dtype=dtype)
+    return np.full(shape, INT_SENTINEL, dtype=dtype)
+
+
+def as_int(value: Any) -> int:
+    """An index / integer SSA value (upstream represents them as IntegerAttr)."""
+    if isinstance(value, IntegerAttr):
+        return int(value.value.data)
+    return int(value)
+
+
+def scale_rows(data_partitions: int) -> np.ndarray:
+    """Partitions of a scale tile holding scale rows 0 .. P/8-1 (quadrant layout)."""
+    i = np.arange(data_partitions // nisa.MX_BLOCK_PARTITIONS)
+    return (i & 3) + 32 * (i >> 2)
+
+
+def _type_of(value: SSAValue) -> Attribute:
+    return value.type
+
+
+def _elem_type(value: SSAValue) -> Attribute:
+    t = value.type
+    assert isinstance(t, MemRefType)
+    return t.get_element_type()
+
+
+def as_2d(array: np.ndarray) -> np.ndarray:
+    """``[P, free...]`` as ``[P, F]`` (a view when possible; used for reads)."""
+    if array.ndim == 1:
+        return array.reshape(array.shape[0], 1)
+    return array.reshape(array.shape[0], -1)
+
+
+def store(op: Operation, dst: np.ndarray, values: np.ndarray) -> None:
+    """Write ``values`` (already in dst's dtype, dst's element count) into dst."""
+    if values.dtype != dst.dtype:
+        values = round_to(values, dst.dtype)
+    if values.size != dst.size:
+        raise OpInterpretationError(
+            op, f"result has {values.size} elements, dst {tuple(dst.shape)} has {dst.size}"
+        )
+    dst[...] = values.reshape(dst.shape)
+
+
+def to_f32(array: np.ndarray) -> np.ndarray:
+    if array.dtype == F32:
+        return array
+    return round_to(array, F32)
+
+
+def _scalar_operand(value: Any, partitions: int) -> np.ndarray | float | int:
+    """A scalar-or-column operand, broadcastable against ``[P, F]``."""
+    if isinstance(value, FloatAttr):
+        return np.float32(value.value.data)
+    if isinstance(value, IntegerAttr):
+        return int(value.value.data)
+    if isinstance(value, np.ndarray):
+        return value.reshape(partitions, 1)
+    return value
+
+
+# ------------------------------------------------------------------------ ALU ops
+
+
+def _as_bool(x: Any) -> Any:
+    return np.not_equal(x, 0)
+
+
+def _f(x: Any) -> Any:
+    return np.asarray(x).astype(F32)
+
+
+_ARITH: dict[nisa.AluOp, Callable[[Any, Any], Any]] = {
+    nisa.AluOp.BYPASS: lambda a, b: a,
+    nisa.AluOp.ADD: np.add,
+    nisa.AluOp.SUBTRACT: np.subtract,
+    nisa.AluOp.MULTIPLY: np.multiply,
+    nisa.AluOp.DIVIDE: np.divide,
+    nisa.AluOp.MAXIMUM: np.maximum,
+    nisa.AluOp.MINIMUM: np.minimum,
+    nisa.AluOp.EQUAL: lambda a, b: _f(np.equal(a, b)),
+    nisa.AluOp.NOT_EQUAL: lambda a, b: _f(np.not_equal(a, b)),
+    nisa.AluOp.GREATER: lambda a, b: _f(np.greater(a, b)),
+    nisa.AluOp.GREATER_EQUAL: lambda a, b: _f(np.greater_equal(a, b)),
+    nisa.AluOp.LESS: lambda a, b: _f(np.less(a, b)),
+    nisa.AluOp.LESS_EQUAL: lambda a, b: _f(np.less_equal(a, b)),
+    nisa.AluOp.LOGICAL_AND: lambda a, b: _f(np.logical_and(_as_bool(a), _as_bool(b))),
+    nisa.AluOp.LOGICAL_OR: lambda a, b: _f(np.logical_or(_as_bool(a), _as_bool(b))),
+    nisa.AluOp.LOGICAL_XOR: lambda a, b: _f(np.logical_xor(_as_bool(a), _as_bool(b))),
+    nisa.AluOp.POWER: np.power,
+    nisa.AluOp.ABS_MAX: lambda a, b: np.maximum(np.abs(a), np.abs(b)),
+    nisa.AluOp.ABS_MIN: lambda a, b: np.minimum(np.abs(a), np.abs(b)),
+    nisa.AluOp.BITWISE_AND: np.bitwise_and,
+    nisa.AluOp.BITWISE_OR: np.bitwise_or,
+    nisa.AluOp.BITWISE_XOR: np.bitwise_xor,
+    nisa.AluOp.LEFT_SHIFT: np.left_shift,
+    nisa.AluOp.RIGHT_SHIFT: np.right_shift,
+}
+
+_REDUCE: dict[nisa.AluOp, Callable[..., Any]] = {
+    nisa.AluOp.ADD: np.add.reduce,
+    nisa.AluOp.SUBTRACT: np.subtract.reduce,
+    nisa.AluOp.MULTIPLY: np.multiply.reduce,
+    nisa.AluOp.MAXIMUM: np.maximum.reduce,
+    nisa.AluOp.MINIMUM: np.minimum.reduce,
+    nisa.AluOp.LOGICAL_AND: lambda x, axis: _f(np.logical_and.reduce(_as_bool(x), axis=axis)),
+    nisa.AluOp.LOGICAL_OR: lambda x, axis: _f(np.logical_or.reduce(_as_bool(x), axis=axis)),
+    nisa.AluOp.LOGICAL_XOR: lambda x, axis: _f(np.logical_xor.reduce(_as_bool(x), axis=axis)),
+    nisa.AluOp.BITWISE_AND: np.bitwise_and.reduce,
+    nisa.AluOp.BITWISE_OR: np.bitwise_or.reduce,
+    nisa.AluOp.BITWISE_XOR: np.bitwise_xor.reduce,
+}
+
+
+def alu(op: nisa.AluOp, a: Any, b: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return _ARITH[op](a, b)
+
+
+def _compute_domain(dst: np.ndarray, *tiles: np.ndarray, bitwise: bool = False) -> np.dtype:
+    """int64 when every tile (dst included) is integer (exact integer ALU), else f32."""
+    if bitwise or all(not is_float_dtype(t.dtype) for t in (dst, *tiles)):
+        return np.dtype(np.int64)
+    return F32
+
+
+def _in_domain(array: np.ndarray, domain: np.dtype) -> np.ndarray:
+    if domain == F32:
+        return to_f32(array)
+    return array.astype(domain)
+
+
+def _scalar_in_domain(value: Any, domain: np.dtype) -> Any:
+    if isinstance(value, np.ndarray):
+        return _in_domain(value, domain)
+    if domain == F32:
+        return np.float32(value)
+    return np.int64(value)
+
+
+# -------------------------------------------------------------------- activations
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    try:
+        from scipy.special import erf  # pyright: ignore[reportMissingImports]
+
+        return np.asarray(erf(x), dtype=np.float64)
+    except ImportError:  # scipy is not a declared dependency
+        return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+_ACTIVATIONS: dict[nisa.ActivationFunction, Callable[[np.ndarray], np.ndarray]] = {
+    nisa.ActivationFunction.COPY: lambda x: x,
+    nisa.ActivationFunction.SQUARE: lambda x: x * x,
+    nisa.ActivationFunction.SIGMOID: _sigmoid,
+    nisa.ActivationFunction.RELU: lambda x: np.maximum(x, 0.0),
+    nisa.ActivationFunction.GELU: lambda x: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))),
+    nisa.ActivationFunction.GELU_APPRX_TANH: lambda x: (
+        0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    ),
+    nisa.ActivationFunction.GELU_APPRX_SIGMOID: lambda x: x * _sigmoid(1.702 * x),
+    nisa.ActivationFunction.SILU: lambda x: x * _sigmoid(x),
+    nisa.ActivationFunction.TANH: np.tanh,
+    nisa.ActivationFunction.EXP: np.exp,
+    nisa.ActivationFunction.LOG: np.log,
+    nisa.ActivationFunction.SQRT: np.sqrt,
+    nisa.ActivationFunction.RSQRT: lambda x: 1.0 / np.sqrt(x),
+    nisa.ActivationFunction.RECIPROCAL: lambda x: 1.0 / x,
+    nisa.ActivationFunction.SOFTPLUS: lambda x: np.logaddexp(0.0, x),
+    nisa.ActivationFunction.ERF: _erf,
+    nisa.ActivationFunction.ABS: np.abs,
+    nisa.ActivationFunction.SIGN: np.sign,
+}
+
+
+# ------------------------------------------------------------------ SPMD context
+
+
+class CoreContext:
+    """What one program sees of the SPMD launch (replaced by :mod:`spmd`)."""
+
+    def __init__(self, rank: int = 0, num_programs: int = 1) -> None:
+        self.rank = rank
+        self.num_programs = num_programs
+
+    def sendrecv(
+        self, op: nisa.SendRecvOp, dst: np.ndarray, src: np.ndarray, send_to: int, recv_from: int
+    ) -> None:
+        raise OpInterpretationError(
+            op,
+            f"sendrecv to core {send_to} from core {recv_from} in a 1-core run: it has no "
+            "partner (run with --cores 2)",
+        )
+
+    def barrier(self, op: nisa.CoreBarrierOp, data: np.ndarray, cores: tuple[int, ...]) -> None:
+        if set(cores) != {self.rank}:
+            raise OpInterpretationError(
+                op,
+                f"core_barrier on cores {list(cores)} in a 1-core run: core(s) "
+                f"{sorted(set(cores) - {self.rank})} do not exist (run with --cores "
+                f"{max(cores) + 1})",
+            )
+
+
+def core_context(interpreter: Interpreter) -> CoreContext:
+    return interpreter.get_data(NisaFunctions, "core", CoreContext)
+
+
+def install_core_context(interpreter: Interpreter, context: CoreContext) -> None:
+    """Make ``context`` the SPMD context of ``interpreter`` (before running it)."""
+    interpreter.get_data(NisaFunctions, "core", lambda: context)
+
+
+# --------------------------------------------------------------- memref views
+
+
+def _subview(op: memref.SubviewOp, source: np.ndarray, dynamic: list[int]) -> np.ndarray:
+    values = iter(dynamic)
+
+    def resolve(static: tuple[int, ...]) -> list[int]:
+        return [next(values) if v == DYNAMIC_INDEX else int(v) for v in static]
+
+    offsets = resolve(op.static_offsets.get_values())
+    sizes = resolve(op.static_sizes.get_values())
+    strides = resolve(op.static_strides.get_values())
+    index: list[Any] = []
+    for dim, (offset, size, stride) in enumerate(zip(offsets, sizes, strides, strict=True)):
+        last = offset + (size - 1) * stride
+        if size < 0 or offset < 0 or (size > 0 and not 0 <= last < source.shape[dim]):
+            raise OpInterpretationError(
+                op,
+                f"subview dim {dim}: offset {offset}, size {size}, stride {stride} is out of "
+                f"bounds of the source shape {list(source.shape)}",
+            )
+        index.append(slice(offset, offset + size * stride if size else offset, stride))
+    result_type = op.result.type
+    assert isinstance(result_type, MemRefType)
+    result_shape = list(result_type.get_shape())
+    if len(result_shape) < len(sizes):  # rank reduction: drop unit dims not in the result
+        kept = 0
+        for dim, size in enumerate(sizes):
+            if kept < len(result_shape) and result_shape[kept] == size:
+                kept += 1
+            elif size == 1:
+                index[dim] = offsets[dim]
+    return source[tuple(index)]
+
+
+def _reshape_view(op: Operation, source: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    view = source.view()
+    try:
+        view.shape = shape
+    except AttributeError:
+        raise OpInterpretationError(
+            op, f"cannot reshape a strided view {list(source.shape)} to {list(shape)} in place"
+        ) from None
+    return view
+
+
+# ------------------------------------------------------------------ the functions
+
+
+@register_impls
+class NisaFunctions(InterpreterFunctions):
+    """``@impl`` for every ``nisa`` op, and the ``memref`` ops as numpy views."""
+
+    # ---------------------------------------------------------------- memref
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues):
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        shape = tuple(t.get_shape())
+        if len(args) or any(s < 0 for s in shape):
+            raise OpInterpretationError(op, "memref.alloc with dynamic sizes is not modelled")
+        return (uninitialized(shape, t.get_element_type()),)
+
+    @impl(memref.DeallocOp)
+    def run_dealloc(self, interpreter: Interpreter, op: memref.DeallocOp, args: PythonValues):
+        return ()
+
+    @impl(memref.SubviewOp)
+    def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues):
+        source, *dynamic = args
+        return (_subview(op, source, [as_int(v) for v in dynamic]),)
+
+    @impl(memref.ExpandShapeOp)
+    def run_expand_shape(
+        self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
+    ):
+        t = op.result.type
+        assert isinstance(t, MemRefType)
+        return (_reshape_view(op, args[0], tuple(t.get_shape())),)
+
+    @impl(memref.CollapseShapeOp)
+    def run_collapse_shape(
+        self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
+    ):
+        t = op.result.type
+        assert isinstance(t, MemRefType)
+        return (_reshape_view(op, args[0], tuple(t.get_shape())),)
+
+    @impl(memref.CastOp)
+    def run_cast(self, interpreter: Interpreter, op: memref.CastOp, args: PythonValues):
+        return (args[0],)
+
+    # --------------------------------------------------------- data movement
+
+    @impl(nisa.DmaCopyOp)
+    def run_dma_copy(self, interpreter: Interpreter, op: nisa.DmaCopyOp, args: PythonValues):
+        values = iter(args)
+        dst = next(values)
+        dst_index = next(values) if op.dst_index is not None else None
+        src = next(values)
+        src_index = next(values) if op.src_index is not None else None
+        if dst.dtype == src.dtype:
+            converted = src
+        elif is_float_dtype(dst.dtype) or is_float_dtype(src.dtype):
+            converted = round_to(to_f32(src), dst.dtype)  # src -> f32 -> dst
+        else:
+            converted = round_to(src, dst.dtype)
+        if dst_index is None and src_index is None:
+            dst[...] = converted.reshape(dst.shape)
+            return ()
+        dim = op.indirect_dim.value.data
+        skip = op.oob_mode.data == nisa.OobMode.SKIP
+        indexed = src if src_index is not None else dst
+        idx = np.asarray(src_index if src_index is not None else dst_index).reshape(-1)
+        idx = idx.astype(np.int64)
+        valid = (idx >= 0) & (idx < indexed.shape[dim])
+        if not skip and not valid.all():
+            bad = int(np.flatnonzero(~valid)[0])
+            raise OpInterpretationError(
+                op,
+                f"indirect DMA index {int(idx[bad])} at position {bad} is outside [0, "
+                f"{indexed.shape[dim]}) of dim {dim} (oob_mode error; use oob_mode skip to "
+                "drop such rows)",
+            )
+        rows = np.flatnonzero(valid)
+        if src_index is not None:  # gather: dst[.., i, ..] = src[.., idx[i], ..]
+            picked = np.take(converted, idx[rows], axis=dim)
+            target = [slice(None)] * dst.ndim
+            target[dim] = rows
+            dst[tuple(target)] = picked
+        else:  # scatter: dst[.., idx[i], ..] = src[.., i, ..]
+            picked = np.take(converted, rows, axis=dim)
+            target = [slice(None)] * dst.ndim
+            target[dim] = idx[rows]
+            dst[tuple(target)] = picked
+        return ()
+
+    @impl(nisa.DmaComputeOp)
+    def run_dma_compute(
+        self, interpreter: Interpreter, op: nisa.DmaComputeOp, args: PythonValues
+    ):
+        dst, *srcs = args
+        total = to_f32(srcs[0]).reshape(-1).copy()
+        for src in srcs[1:]:
+            total += to_f32(src).reshape(-1)
+        store(op, dst, round_to(total, dst.dtype))
+        return ()
+
+    @impl(nisa.MemsetOp)
+    def run_memset(self, interpreter: Interpreter, op: nisa.MemsetOp, args: PythonValues):
+        (dst,) = args
+        value = np.array([op.value.value.data], dtype=np.float64)
+        dst[...] = round_to(value, dst.dtype)[0]
+        return ()
+
+    @impl(nisa.IotaOp)
+    def run_iota(self, interpreter: Interpreter, op: nisa.IotaOp, args: PythonValues):
+        (dst,) = args
+        pairs = op.pattern.get_pairs()
+        partitions = dst.shape[0]
+        values = np.full((partitions,), op.offset.value.data, dtype=np.int64)
+        values = values + np.arange(partitions) * op.channel_multiplier.value.data
+        free = np.zeros((1,), dtype=np.int64)
+        for step, num in pairs:  # outermost first: row-major enumeration
+            free = (free[:, None] + np.arange(num, dtype=np.int64)[None, :] * step).reshape(-1)
+        result = (values[:, None] + free[None, :]).astype(np.int32)
+        store(op, dst, round_to(result, dst.dtype))
+        return ()
+
+    @impl(nisa.TensorCopyOp)
+    def run_tensor_copy(
+        self, interpreter: Interpreter, op: nisa.TensorCopyOp, args: PythonValues
+    ):
+        dst, src = args
+        store(op, dst, src if src.dtype == dst.dtype else round_to(src, dst.dtype))
+        return ()
+
+    # ------------------------------------------------------------ matmul / MX
+
+    @impl(nisa.NcMatmulOp)
+    def run_nc_matmul(self, interpreter: Interpreter, op: nisa.NcMatmulOp, args: PythonValues):
+        dst, stationary, moving = args
+        product = np.matmul(to_f32(stationary).T, to_f32(moving))
+        _write_matmul(op, dst, product, op.accumulate is not None)
+        return ()
+
+    @impl(nisa.NcMatmulMxOp)
+    def run_nc_matmul_mx(
+        self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues
+    ):
+        dst, stationary, stationary_scale, moving, moving_scale = args
+        lhs = _mx_operand(op, "stationary", stationary, stationary_scale, op.stationary)
+        rhs = _mx_operand(op, "moving", moving, moving_scale, op.moving)
+        # [M, 4P] x [4P, N]: k = 4p + q, the same K order as the HLO ScaledMatmul on
+        # data laid out with k = 4p + q (one np.matmul of (1, M, K) x (1, K, N)).
+        product = np.matmul(lhs[None], rhs.T[None])[0]
+        _write_matmul(op, dst, product, op.accumulate is not None)
+        return ()
+
+    @impl(nisa.QuantizeMxOp)
+    def run_quantize_mx(
+        self, interpreter: Interpreter, op: nisa.QuantizeMxOp, args: PythonValues
+    ):
+        dst, dst_scale, src = args
+        fmt = x4_format(_elem_type(op.dst))
+        if not fmt.is_fp8:
+            raise OpInterpretationError(op, "quantize_mx produces FP8 x4 only")
+        codes, scale = quantize_mx_reference(np.ascontiguousarray(src), fmt, PHYSICAL_BLOCK_SHAPE)
+        dst[...] = np.ascontiguousarray(codes).view("<u4").astype(np.uint32)
+        rows = scale_rows(src.shape[0])
+        dst_scale[rows] = scale.view(dst_scale.dtype)
+        return ()
+
+    @impl(nisa.NcTransposeOp)
+    def run_nc_transpose(
+        self, interpreter: Interpreter, op: nisa.NcTransposeOp, args: PythonValues
+    ):
+        dst, data = args
+        dst[...] = data.T
+        return ()
+
+    # ------------------------------------------------------------ elementwise
+
+    @impl(nisa.TensorTensorOp)
+    def run_tensor_tensor(
+        self, interpreter: Interpreter, op: nisa.TensorTensorOp, args: PythonValues
+    ):
+        dst, data1, data2 = args
+        alu_op = op.op.data
+        domain = _compute_domain(dst, data1, data2, bitwise=alu_op in nisa.BITWISE_ALU_OPS)
+        a = _in_domain(as_2d(data1), domain)
+        b = _in_domain(as_2d(data2), domain)
+        store(op, dst, round_to(np.asarray(alu(alu_op, a, b)), dst.dtype))
+        return ()
+
+    @impl(nisa.TensorScalarOp)
+    def run_tensor_scalar(
+        self, interpreter: Interpreter, op: nisa.TensorScalarOp, args: PythonValues
+    ):
+        dst, data, operand0, *rest = args
+        partitions = data.shape[0]
+        bitwise = op.op0.data in nisa.BITWISE_ALU_OPS
+        tiles = [v for v in (operand0, *rest) if isinstance(v, np.ndarray)]
+        domain = _compute_domain(dst, data, *tiles, bitwise=bitwise)
+        if any(isinstance(v, FloatAttr) for v in (operand0, *rest)) and not bitwise:
+            domain = F32
+        x = _in_domain(as_2d(data), domain)
+        s0 = _scalar_in_domain(_scalar_operand(operand0, partitions), domain)
+        x = alu(op.op0.data, s0, x) if op.reverse0 is not None else alu(op.op0.data, x, s0)
+        if op.op1 is not None and rest:
+            s1 = _scalar_in_domain(_scalar_operand(rest[0], partitions), domain)
+            x = alu(op.op1.data, s1, x) if op.reverse1 is not None else alu(op.op1.data, x, s1)
+        store(op, dst, round_to(np.asarray(x), dst.dtype))
+        return ()
+
+    @impl(nisa.ScalarTensorTensorOp)
+    def run_scalar_tensor_tensor(
+        self, interpreter: Interpreter, op: nisa.ScalarTensorTensorOp, args: PythonValues
+    ):
+        dst, data, operand0, operand1 = args
+        x = to_f32(as_2d(data))
+        s0 = _scalar_in_domain(_scalar_operand(operand0, data.shape[0]), F32)
+        t = to_f32(as_2d(operand1))
+        x = alu(op.op0.data, s0, x) if op.reverse0 is not None else alu(op.op0.data, x, s0)
+        x = alu(op.op1.data, t, x) if op.reverse1 is not None else alu(op.op1.data, x, t)
+        store(op, dst, round_to(np.asarray(x), dst.dtype))
+        return ()
+
+    @impl(nisa.TensorReduceOp)
+    def run_tensor_reduce(
+        self, interpreter: Interpreter, op: nisa.TensorReduceOp, args: PythonValues
+    ):
+        dst, data = args
+        alu_op = op.op.data
+        axes = tuple(int(a) for a in op.axes.get_values())
+        domain = _compute_domain(dst, data, bitwise=alu_op in nisa.BITWISE_ALU_OPS)
+        with np.errstate(all="ignore"):
+            result = np.asarray(_REDUCE[alu_op](_in_domain(data, domain), axis=axes))
+            if op.negate is not None:
+                result = -result
+        store(op, dst, round_to(result, dst.dtype))
+        return ()
+
+    @impl(nisa.ActivationOp)
+    def run_activation(
+        self, interpreter: Interpreter, op: nisa.ActivationOp, args: PythonValues
+    ):
+        values = iter(args)
+        dst, data = next(values), next(values)
+        partitions = data.shape[0]
+        x = to_f32(as_2d(data))
+        if op.scale is not None:
+            x = x * _scalar_in_domain(_scalar_operand(next(values), partitions), F32)
+        if op.bias is not None:
+            x = x + _scalar_in_domain(_scalar_operand(next(values), partitions), F32)
+        with np.errstate(all="ignore"):
+            y = _ACTIVATIONS[op.op.data](np.asarray(x, dtype=F32).astype(np.float64))
+        store(op, dst, round_to(np.asarray(y, dtype=np.float64), dst.dtype))
+        return ()
+
+    @impl(nisa.TensorCopyPredicatedOp)
+    def run_tensor_copy_predicated(
+        self, interpreter: Interpreter, op: nisa.TensorCopyPredicatedOp, args: PythonValues
+    ):
+        dst, src, predicate = args
+        mask = as_2d(predicate) != 0
+        if op.reverse_predicate is not None:
+            mask = ~mask
+        flat = as_2d(dst).copy()
+        if isinstance(src, np.ndarray):
+            chosen = as_2d(src)
+        else:
+            scalar = _scalar_operand(src, dst.shape[0])
+            chosen = np.broadcast_to(round_to(np.asarray([scalar]), dst.dtype), flat.shape)
+        flat[mask] = chosen[mask]
+        store(op, dst, flat)
+        return ()
+
+    # ------------------------------------------------------------------ SPMD
+
+    @impl(nisa.ProgramIdOp)
+    def run_program_id(self, interpreter: Interpreter, op: nisa.ProgramIdOp, args: PythonValues):
+        rank = core_context(interpreter).rank if op.axis.value.data == 0 else 0
+        return (scalar_attr(rank, IndexType(), interpreter.index_bitwidth),)
+
+    @impl(nisa.NumProgramsOp)
+    def run_num_programs(
+        self, interpreter: Interpreter, op: nisa.NumProgramsOp, args: PythonValues
+    ):
+        n = core_context(interpreter).num_programs if op.axis.value.data == 0 else 1
+        return (scalar_attr(n, IndexType(), interpreter.index_bitwidth),)
+
+    @impl(nisa.SendRecvOp)
+    def run_sendrecv(self, interpreter: Interpreter, op: nisa.SendRecvOp, args: PythonValues):
+        dst, src, send_to, recv_from = args
+        core_context(interpreter).sendrecv(op, dst, src, as_int(send_to), as_int(recv_from))
+        return ()
+
+    @impl(nisa.CoreBarrierOp)
+    def run_core_barrier(
+        self, interpreter: Interpreter, op: nisa.CoreBarrierOp, args: PythonValues
+    ):
+        (data,) = args
+        core_context(interpreter).barrier(op, data, op.get_cores())
+        return ()
+
+    @impl(nisa.RegisterLoadOp)
+    def run_register_load(
+        self, interpreter: Interpreter, op: nisa.RegisterLoadOp, args: PythonValues
+    ):
+        (src,) = args
+        if src.size != 1:
+            raise OpInterpretationError(op, f"register_load of {src.size} elements (needs 1)")
+        value = int(src.reshape(-1)[0])
+        result_type = op.result.type
+        if isinstance(result_type, IndexType):
+            return (scalar_attr(value, result_type, interpreter.index_bitwidth),)
+        return (IntegerAttr(_wrap_i32(value), result_type),)
+
+
+def _wrap_i32(value: int) -> int:
+    value &= 0xFFFF_FFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _write_matmul(op: Operation, dst: np.ndarray, product: np.ndarray, accumulate: bool) -> None:
+    product = np.asarray(product, dtype=F32)
+    if accumulate:
+        product = to_f32(dst) + product
+    dst[...] = round_to(product, dst.dtype)
+
+
+def _mx_operand(
+    op: Operation, role: str, data: np.ndarray, scale: np.ndarray, value: SSAValue
+) -> np.ndarray:
+    """An x4 matmul operand ``[P, F]`` dequantized to f32 ``[F, 4P]`` (k = 4p + q)."""
+    fmt = x4_format(_elem_type(value))
+    if not fmt.is_fp8:
+        raise OpInterpretationError(
+            op,
+            f"{role}: float4_e2m1fn_x4 data is not modelled by the nisa interpreter yet "
+            "(its lane order needs the numerics' FP4 unpacking)",
+        )
+    partitions, free = data.shape
+    codes = np.ascontiguousarray(data.astype("<u4")).view(np.uint8).reshape(partitions, 4 * free)
+    rows = np.ascontiguousarray(scale[scale_rows(partitions)]).view(np.uint8)
+    values = dequantize_mx_reference(codes, rows, fmt, PHYSICAL_BLOCK_SHAPE)
+    return np.ascontiguousarray(values.reshape(partitions, free, 4).transpose(1, 0, 2)).reshape(
+        free, 4 * partitions
+    )
+
+
+__all__ = [
+    "CoreContext",
+    "NisaFunctions",
+    "buffer_dtype",
+    "element_dtype",
+    "install_core_context",
+    "scale_rows",
+    "uninitialized",
+]
