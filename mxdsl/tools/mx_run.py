@@ -30,7 +30,7 @@ from typing import IO, Any
 import ml_dtypes
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType, TupleType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, TupleType
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass, PassPipeline
@@ -155,14 +155,16 @@ def _check_argument_types(arg_types: Sequence[Attribute], func_name: str) -> Non
     for index, arg_type in enumerate(arg_types):
         for name, leaf in _leaves(f"arg{index}", arg_type):
             try:
-                ok = isinstance(leaf, TensorType) and bool(numpy_dtype(leaf.get_element_type()))
+                ok = isinstance(leaf, TensorType | MemRefType) and bool(
+                    numpy_dtype(leaf.get_element_type())
+                )
             except TypeError:
                 ok = False
             if not ok:
                 raise RunFailure(
                     f"@{func_name} {name} has type {_type_str(leaf)}; mx-run passes tensors "
-                    "(and tuples of tensors) of float, integer, bf16, fp8, fp4 or E8M0 "
-                    "elements only"
+                    "(and tuples of tensors) and memrefs of float, integer, bf16, fp8, fp4 "
+                    "or E8M0 elements only"
                 )
 
 
@@ -201,8 +203,8 @@ def load_inputs(path: str, arg_types: Sequence[Attribute], func_name: str) -> tu
                 array = npz[name]
             except Exception as err:
                 raise RunFailure(f"cannot read {name} from {path!r}: {err}") from None
-            assert isinstance(leaf, TensorType)
-            leaves[name] = input_value(array, leaf, name)
+            assert isinstance(leaf, TensorType | MemRefType)
+            leaves[name] = input_value(array, leaf, name)  # pyright: ignore[reportArgumentType]
     return tuple(_assemble(f"arg{i}", t, leaves) for i, t in enumerate(arg_types))
 
 
@@ -231,8 +233,8 @@ def random_inputs(seed: int, arg_types: Sequence[Attribute]) -> tuple[Any, ...]:
     leaves: dict[str, np.ndarray] = {}
     for index, t in enumerate(arg_types):
         for name, leaf in _leaves(f"arg{index}", t):
-            assert isinstance(leaf, TensorType)
-            leaves[name] = random_value(rng, leaf)
+            assert isinstance(leaf, TensorType | MemRefType)
+            leaves[name] = random_value(rng, leaf)  # pyright: ignore[reportArgumentType]
     return tuple(_assemble(f"arg{i}", t, leaves) for i, t in enumerate(arg_types))
 
 
@@ -365,6 +367,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--quiet", action="store_true", help="no per-result summary (errors still print)"
+    )
+    parser.add_argument(
+        "--cores",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N SPMD programs over shared arguments (HBM); memref arguments are "
+        "printed and written as argI after the run (docs/nisa-interpreter.md)",
     )
     parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
     return parser
@@ -523,18 +533,42 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         inputs = ()
 
     tracker = _OpTracker()
+    memref_args = [i for i, t in enumerate(arg_types) if isinstance(t, MemRefType)]
     try:
-        interpreter = make_interpreter(module, ctx, listeners=[tracker])
-    except InterpreterDiscoveryError as err:
+        if args.cores < 1:
+            raise RunFailure(f"--cores must be at least 1, got {args.cores}")
+        if args.cores > 1 or memref_args:
+            from mxdsl.interpreters.spmd import SpmdError, run_spmd
+
+            try:
+                results = run_spmd(
+                    lambda ls: make_interpreter(
+                        module, ctx, listeners=[tracker, *ls] if args.cores == 1 else ls
+                    ),
+                    func,
+                    inputs,
+                    args.cores,
+                )[0]
+            except SpmdError as err:
+                raise RunFailure(str(err)) from None
+        else:
+            interpreter = make_interpreter(module, ctx, listeners=[tracker])
+            results = interpreter.call_op(func, inputs)
+    except (RunFailure, InterpreterDiscoveryError) as err:
         raise RunFailure(str(err)) from None
-    try:
-        results = interpreter.call_op(func, inputs)
     except Exception as err:
         if os.environ.get("MXDSL_TRACEBACK"):
             raise
         raise _interpretation_failure(err, tracker, spans) from None
 
     arrays: dict[str, np.ndarray] = {}
+    for index in memref_args:  # nisa kernels write their results into HBM arguments
+        key = f"arg{index}"
+        if not args.quiet:
+            print(summary_line(key, inputs[index], arg_types[index]), file=stdout)
+        if args.print_values:
+            print(f"{key} = {format_values(inputs[index])}", file=stdout)
+        arrays.update(output_arrays(key, inputs[index]))
     types = result_types if len(result_types) == len(results) else [None] * len(results)
     for index, (value, value_type) in enumerate(zip(results, types, strict=True)):
         leaf_types = dict(_leaves(f"result{index}", value_type)) if value_type else {}
