@@ -146,7 +146,7 @@ def to_f32(array: np.ndarray) -> np.ndarray:
     return round_to(array, F32)
 
 
-def _scalar_operand(value: Any, partitions: int) -> np.ndarray | float | int:
+def _scalar_operand(value: Any, partitions: int) -> Any:
     """A scalar-or-column operand, broadcastable against ``[P, F]``."""
     if isinstance(value, FloatAttr):
         return np.float32(value.value.data)
@@ -245,7 +245,7 @@ def _erf(x: np.ndarray) -> np.ndarray:
 
         return np.asarray(erf(x), dtype=np.float64)
     except ImportError:  # scipy is not a declared dependency
-        return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64)
+        return np.asarray(np.frompyfunc(math.erf, 1, 1)(x), dtype=np.float64)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -453,9 +453,7 @@ class NisaFunctions(InterpreterFunctions):
         return ()
 
     @impl(nisa.DmaComputeOp)
-    def run_dma_compute(
-        self, interpreter: Interpreter, op: nisa.DmaComputeOp, args: PythonValues
-    ):
+    def run_dma_compute(self, interpreter: Interpreter, op: nisa.DmaComputeOp, args: PythonValues):
         dst, *srcs = args
         total = to_f32(srcs[0]).reshape(-1).copy()
         for src in srcs[1:]:
@@ -485,9 +483,7 @@ class NisaFunctions(InterpreterFunctions):
         return ()
 
     @impl(nisa.TensorCopyOp)
-    def run_tensor_copy(
-        self, interpreter: Interpreter, op: nisa.TensorCopyOp, args: PythonValues
-    ):
+    def run_tensor_copy(self, interpreter: Interpreter, op: nisa.TensorCopyOp, args: PythonValues):
         dst, src = args
         store(op, dst, src if src.dtype == dst.dtype else round_to(src, dst.dtype))
         return ()
@@ -502,9 +498,7 @@ class NisaFunctions(InterpreterFunctions):
         return ()
 
     @impl(nisa.NcMatmulMxOp)
-    def run_nc_matmul_mx(
-        self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues
-    ):
+    def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
         dst, stationary, stationary_scale, moving, moving_scale = args
         lhs = _mx_operand(op, "stationary", stationary, stationary_scale, op.stationary)
         rhs = _mx_operand(op, "moving", moving, moving_scale, op.moving)
@@ -515,9 +509,7 @@ class NisaFunctions(InterpreterFunctions):
         return ()
 
     @impl(nisa.QuantizeMxOp)
-    def run_quantize_mx(
-        self, interpreter: Interpreter, op: nisa.QuantizeMxOp, args: PythonValues
-    ):
+    def run_quantize_mx(self, interpreter: Interpreter, op: nisa.QuantizeMxOp, args: PythonValues):
         dst, dst_scale, src = args
         fmt = x4_format(_elem_type(op.dst))
         if not fmt.is_fp8:
@@ -599,9 +591,7 @@ class NisaFunctions(InterpreterFunctions):
         return ()
 
     @impl(nisa.ActivationOp)
-    def run_activation(
-        self, interpreter: Interpreter, op: nisa.ActivationOp, args: PythonValues
-    ):
+    def run_activation(self, interpreter: Interpreter, op: nisa.ActivationOp, args: PythonValues):
         values = iter(args)
         dst, data = next(values), next(values)
         partitions = data.shape[0]

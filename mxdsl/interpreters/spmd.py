@@ -305,9 +305,7 @@ class SpmdRun:
         if isinstance(err, SpmdError):
             return err
         if core.current:
-            return OpInterpretationError(
-                core.current[-1], f"{prefix}{type(err).__name__}: {err}"
-            )
+            return OpInterpretationError(core.current[-1], f"{prefix}{type(err).__name__}: {err}")
         return SpmdError(f"{prefix}{type(err).__name__}: {err}")
 
 

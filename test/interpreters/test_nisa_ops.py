@@ -1,4 +1,5 @@
 """Numeric tests of the nisa interpreter: every op against plain numpy written here."""
+# ruff: noqa: E501  (IR text of the kernels under test)
 
 from __future__ import annotations
 
@@ -74,8 +75,12 @@ def test_dma_copy_converts_through_f32_rne():
 def test_dma_scatter_skip_and_oob_error():
     src = np.arange(12, dtype=np.float32).reshape(3, 4)
     idx = np.array([[4], [-1], [0]], np.int32)
-    body = load("s", "3x4") + load("i", "3x1", "i32") + (
-        f"  nisa.dma_copy %out[%i : {sb('3x1', 'i32')}], %s oob_mode skip : {hbm('5x4')}, {sb('3x4')}\n"
+    body = (
+        load("s", "3x4")
+        + load("i", "3x1", "i32")
+        + (
+            f"  nisa.dma_copy %out[%i : {sb('3x1', 'i32')}], %s oob_mode skip : {hbm('5x4')}, {sb('3x4')}\n"
+        )
     )
     out = np.zeros((5, 4), np.float32)
     run(body, f"%s_h: {hbm('3x4')}, %i_h: {hbm('3x1', 'i32')}, %out: {hbm('5x4')}", src, idx, out)
@@ -86,7 +91,9 @@ def test_dma_scatter_skip_and_oob_error():
         run(
             body.replace(" oob_mode skip", ""),
             f"%s_h: {hbm('3x4')}, %i_h: {hbm('3x1', 'i32')}, %out: {hbm('5x4')}",
-            src, idx, out,
+            src,
+            idx,
+            out,
         )
 
 
@@ -129,26 +136,39 @@ def test_nc_matmul_overwrite_then_accumulate_bf16_psum():
     s = RNG.standard_normal((16, 4)).astype(BF16)
     m = RNG.standard_normal((16, 8)).astype(BF16)
     ps = "memref<4x8xbf16, #nisa.mem<psum>>"
-    body = load("s", "16x4", "bf16") + load("m", "16x8", "bf16") + (
-        f"  %d = memref.alloc() : {ps}\n"
-        f"  nisa.nc_matmul %d, %s, %m : {ps}, {sb('16x4', 'bf16')}, {sb('16x8', 'bf16')}\n"
-        f"  nisa.nc_matmul %d, %s, %m accumulate : {ps}, {sb('16x4', 'bf16')}, {sb('16x8', 'bf16')}\n"
-        f"  %r = memref.alloc() : {sb('4x8', 'bf16')}\n"
-        f"  nisa.tensor_copy %r, %d : {sb('4x8', 'bf16')}, {ps}\n" + store("r", "4x8", "bf16")
+    body = (
+        load("s", "16x4", "bf16")
+        + load("m", "16x8", "bf16")
+        + (
+            f"  %d = memref.alloc() : {ps}\n"
+            f"  nisa.nc_matmul %d, %s, %m : {ps}, {sb('16x4', 'bf16')}, {sb('16x8', 'bf16')}\n"
+            f"  nisa.nc_matmul %d, %s, %m accumulate : {ps}, {sb('16x4', 'bf16')}, {sb('16x8', 'bf16')}\n"
+            f"  %r = memref.alloc() : {sb('4x8', 'bf16')}\n"
+            f"  nisa.tensor_copy %r, %d : {sb('4x8', 'bf16')}, {ps}\n" + store("r", "4x8", "bf16")
+        )
     )
     *_, out = run(
-        body, f"%s_h: {hbm('16x4', 'bf16')}, %m_h: {hbm('16x8', 'bf16')}, %out: {hbm('4x8', 'bf16')}",
-        s, m, np.zeros((4, 8), BF16),
+        body,
+        f"%s_h: {hbm('16x4', 'bf16')}, %m_h: {hbm('16x8', 'bf16')}, %out: {hbm('4x8', 'bf16')}",
+        s,
+        m,
+        np.zeros((4, 8), BF16),
     )
     once = (s.astype(np.float32).T @ m.astype(np.float32)).astype(BF16)
-    assert (out == (once.astype(np.float32) + s.astype(np.float32).T @ m.astype(np.float32)).astype(BF16)).all()
+    assert (
+        out
+        == (once.astype(np.float32) + s.astype(np.float32).T @ m.astype(np.float32)).astype(BF16)
+    ).all()
 
 
 @pytest.mark.parametrize(
     ("alu", "fn"),
     [
-        ("add", np.add), ("subtract", np.subtract), ("multiply", np.multiply),
-        ("divide", np.divide), ("maximum", np.maximum),
+        ("add", np.add),
+        ("subtract", np.subtract),
+        ("multiply", np.multiply),
+        ("divide", np.divide),
+        ("maximum", np.maximum),
         ("greater", lambda a, b: (a > b).astype(np.float32)),
         ("abs_max", lambda a, b: np.maximum(abs(a), abs(b))),
     ],
@@ -156,14 +176,21 @@ def test_nc_matmul_overwrite_then_accumulate_bf16_psum():
 def test_tensor_tensor(alu, fn):
     a = RNG.standard_normal((4, 8)).astype(BF16)
     b = RNG.standard_normal((4, 8)).astype(BF16)
-    body = load("a", "4x8", "bf16") + load("b", "4x8", "bf16") + (
-        f"  %d = memref.alloc() : {sb('4x8', 'bf16')}\n"
-        f"  nisa.tensor_tensor %d, {alu} %a, %b : {sb('4x8', 'bf16')}, {sb('4x8', 'bf16')}, {sb('4x8', 'bf16')}\n"
-        + store("d", "4x8", "bf16")
+    body = (
+        load("a", "4x8", "bf16")
+        + load("b", "4x8", "bf16")
+        + (
+            f"  %d = memref.alloc() : {sb('4x8', 'bf16')}\n"
+            f"  nisa.tensor_tensor %d, {alu} %a, %b : {sb('4x8', 'bf16')}, {sb('4x8', 'bf16')}, {sb('4x8', 'bf16')}\n"
+            + store("d", "4x8", "bf16")
+        )
     )
     *_, out = run(
-        body, f"%a_h: {hbm('4x8', 'bf16')}, %b_h: {hbm('4x8', 'bf16')}, %out: {hbm('4x8', 'bf16')}",
-        a, b, np.zeros((4, 8), BF16),
+        body,
+        f"%a_h: {hbm('4x8', 'bf16')}, %b_h: {hbm('4x8', 'bf16')}, %out: {hbm('4x8', 'bf16')}",
+        a,
+        b,
+        np.zeros((4, 8), BF16),
     )
     expected = fn(a.astype(np.float32), b.astype(np.float32)).astype(np.float32).astype(BF16)
     assert (out.view(np.uint16) == expected.view(np.uint16)).all()
@@ -173,9 +200,13 @@ def test_tensor_tensor_bitwise_int():
     a = RNG.integers(0, 1000, (2, 4)).astype(np.int32)
     b = RNG.integers(0, 1000, (2, 4)).astype(np.int32)
     t = sb("2x4", "i32")
-    body = load("a", "2x4", "i32") + load("b", "2x4", "i32") + (
-        f"  %d = memref.alloc() : {t}\n  nisa.tensor_tensor %d, bitwise_xor %a, %b : {t}, {t}, {t}\n"
-        + store("d", "2x4", "i32")
+    body = (
+        load("a", "2x4", "i32")
+        + load("b", "2x4", "i32")
+        + (
+            f"  %d = memref.alloc() : {t}\n  nisa.tensor_tensor %d, bitwise_xor %a, %b : {t}, {t}, {t}\n"
+            + store("d", "2x4", "i32")
+        )
     )
     h = hbm("2x4", "i32")
     *_, out = run(body, f"%a_h: {h}, %b_h: {h}, %out: {h}", a, b, np.zeros((2, 4), np.int32))
@@ -185,26 +216,46 @@ def test_tensor_tensor_bitwise_int():
 def test_tensor_scalar_reverse_and_column():
     x = RNG.standard_normal((4, 8)).astype(np.float32)
     col = RNG.standard_normal((4, 1)).astype(np.float32)
-    body = load("x", "4x8") + load("c", "4x1") + (
-        "  %s = arith.constant 2.0 : f32\n"
-        f"  %d = memref.alloc() : {sb('4x8')}\n"
-        f"  nisa.tensor_scalar %d, %x, reverse subtract %s, multiply %c : {sb('4x8')}, {sb('4x8')}, f32, {sb('4x1')}\n"
-        + store("d", "4x8")
+    body = (
+        load("x", "4x8")
+        + load("c", "4x1")
+        + (
+            "  %s = arith.constant 2.0 : f32\n"
+            f"  %d = memref.alloc() : {sb('4x8')}\n"
+            f"  nisa.tensor_scalar %d, %x, reverse subtract %s, multiply %c : {sb('4x8')}, {sb('4x8')}, f32, {sb('4x1')}\n"
+            + store("d", "4x8")
+        )
     )
-    *_, out = run(body, f"%x_h: {hbm('4x8')}, %c_h: {hbm('4x1')}, %out: {hbm('4x8')}", x, col, np.zeros((4, 8), np.float32))
+    *_, out = run(
+        body,
+        f"%x_h: {hbm('4x8')}, %c_h: {hbm('4x1')}, %out: {hbm('4x8')}",
+        x,
+        col,
+        np.zeros((4, 8), np.float32),
+    )
     assert (out == (np.float32(2) - x) * col).all()
 
 
 def test_scalar_tensor_tensor():
     x = RNG.standard_normal((4, 8)).astype(np.float32)
     y = RNG.standard_normal((4, 8)).astype(np.float32)
-    body = load("x", "4x8") + load("y", "4x8") + (
-        "  %s = arith.constant 3.0 : f32\n"
-        f"  %d = memref.alloc() : {sb('4x8')}\n"
-        f"  nisa.scalar_tensor_tensor %d, %x, multiply %s, add %y : {sb('4x8')}, {sb('4x8')}, f32, {sb('4x8')}\n"
-        + store("d", "4x8")
+    body = (
+        load("x", "4x8")
+        + load("y", "4x8")
+        + (
+            "  %s = arith.constant 3.0 : f32\n"
+            f"  %d = memref.alloc() : {sb('4x8')}\n"
+            f"  nisa.scalar_tensor_tensor %d, %x, multiply %s, add %y : {sb('4x8')}, {sb('4x8')}, f32, {sb('4x8')}\n"
+            + store("d", "4x8")
+        )
     )
-    *_, out = run(body, f"%x_h: {hbm('4x8')}, %y_h: {hbm('4x8')}, %out: {hbm('4x8')}", x, y, np.zeros((4, 8), np.float32))
+    *_, out = run(
+        body,
+        f"%x_h: {hbm('4x8')}, %y_h: {hbm('4x8')}, %out: {hbm('4x8')}",
+        x,
+        y,
+        np.zeros((4, 8), np.float32),
+    )
     assert (out == x * np.float32(3) + y).all()
 
 
@@ -224,19 +275,31 @@ def test_tensor_reduce_negate():
     [
         ("silu", lambda x: x / (1 + np.exp(-x))),
         ("gelu_apprx_sigmoid", lambda x: x / (1 + np.exp(-1.702 * x))),
-        ("tanh", np.tanh), ("exp", np.exp), ("relu", lambda x: np.maximum(x, 0)),
+        ("tanh", np.tanh),
+        ("exp", np.exp),
+        ("relu", lambda x: np.maximum(x, 0)),
     ],
 )
 def test_activation_scale_bias(act, fn):
     x = RNG.standard_normal((4, 8)).astype(np.float32)
     bias = RNG.standard_normal((4, 1)).astype(np.float32)
-    body = load("x", "4x8") + load("b", "4x1") + (
-        "  %s = arith.constant 0.5 : f32\n"
-        f"  %d = memref.alloc() : {sb('4x8', 'bf16')}\n"
-        f"  nisa.activation %d, {act} %x scale(%s : f32) bias(%b : {sb('4x1')}) : {sb('4x8', 'bf16')}, {sb('4x8')}\n"
-        + store("d", "4x8", "bf16")
+    body = (
+        load("x", "4x8")
+        + load("b", "4x1")
+        + (
+            "  %s = arith.constant 0.5 : f32\n"
+            f"  %d = memref.alloc() : {sb('4x8', 'bf16')}\n"
+            f"  nisa.activation %d, {act} %x scale(%s : f32) bias(%b : {sb('4x1')}) : {sb('4x8', 'bf16')}, {sb('4x8')}\n"
+            + store("d", "4x8", "bf16")
+        )
     )
-    *_, out = run(body, f"%x_h: {hbm('4x8')}, %b_h: {hbm('4x1')}, %out: {hbm('4x8', 'bf16')}", x, bias, np.zeros((4, 8), BF16))
+    *_, out = run(
+        body,
+        f"%x_h: {hbm('4x8')}, %b_h: {hbm('4x1')}, %out: {hbm('4x8', 'bf16')}",
+        x,
+        bias,
+        np.zeros((4, 8), BF16),
+    )
     pre = (x * np.float32(0.5) + bias).astype(np.float64)
     assert (out == fn(pre).astype(np.float32).astype(BF16)).all()
 
@@ -244,13 +307,23 @@ def test_activation_scale_bias(act, fn):
 def test_tensor_copy_predicated():
     x = RNG.standard_normal((2, 4)).astype(np.float32)
     p = np.array([[1, 0, 2, 0], [0, 0, 1, 1]], np.uint8)
-    body = load("x", "2x4") + load("p", "2x4", "ui8") + (
-        f"  %d = memref.alloc() : {sb('2x4')}\n"
-        f"  nisa.memset %d, 7.000000e+00 : {sb('2x4')}\n"
-        f"  nisa.tensor_copy_predicated %d, %x where %p : {sb('2x4')}, {sb('2x4')}, {sb('2x4', 'ui8')}\n"
-        + store("d", "2x4")
+    body = (
+        load("x", "2x4")
+        + load("p", "2x4", "ui8")
+        + (
+            f"  %d = memref.alloc() : {sb('2x4')}\n"
+            f"  nisa.memset %d, 7.000000e+00 : {sb('2x4')}\n"
+            f"  nisa.tensor_copy_predicated %d, %x where %p : {sb('2x4')}, {sb('2x4')}, {sb('2x4', 'ui8')}\n"
+            + store("d", "2x4")
+        )
     )
-    *_, out = run(body, f"%x_h: {hbm('2x4')}, %p_h: {hbm('2x4', 'ui8')}, %out: {hbm('2x4')}", x, p, np.zeros((2, 4), np.float32))
+    *_, out = run(
+        body,
+        f"%x_h: {hbm('2x4')}, %p_h: {hbm('2x4', 'ui8')}, %out: {hbm('2x4')}",
+        x,
+        p,
+        np.zeros((2, 4), np.float32),
+    )
     assert (out == np.where(p != 0, x, 7)).all()
 
 
@@ -281,7 +354,9 @@ def test_quantize_mx_matches_hlo_geometry_bit_for_bit():
         body,
         f"%s_h: {hbm('32x8', 'bf16')}, %sc_out: {hbm('4x2', 'f8E8M0FNU')}, "
         "%q_out: memref<32x2x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>",
-        tile, sc_out, q_out,
+        tile,
+        sc_out,
+        q_out,
     )
     codes, scale = quantize_mx_reference(x, MxFormat.E4M3FN, logical_block_shape(2, 1))
     assert (sc_out.view(np.uint8) == scale).all()
@@ -327,10 +402,13 @@ def test_nc_matmul_mx_matches_scaled_matmul():
         f"  nisa.tensor_copy %r, %acc : {sb(f'{m_}x{n_}')}, memref<{m_}x{n_}xf32, #nisa.mem<psum>>\n"
         + store("r", f"{m_}x{n_}")
     )
-    args = ", ".join(
-        f"%{n}_h: {t.format('hbm')}"
-        for n, t in (("sd", x4(m_)), ("ss", sc(m_)), ("md", x4(n_)), ("ms", sc(n_)))
-    ) + f", %out: {hbm(f'{m_}x{n_}')}"
+    args = (
+        ", ".join(
+            f"%{n}_h: {t.format('hbm')}"
+            for n, t in (("sd", x4(m_)), ("ss", sc(m_)), ("md", x4(n_)), ("ms", sc(n_)))
+        )
+        + f", %out: {hbm(f'{m_}x{n_}')}"
+    )
     *_, out = run(body, args, sd, ss, md, ms, np.zeros((m_, n_), np.float32))
     assert (out.view(np.uint32) == expected.astype(np.float32).view(np.uint32)).all()
 
@@ -344,13 +422,17 @@ def test_register_load_dynamic_for_and_while():
         "  %one = arith.constant 1.0 : f32\n"
         "  scf.for %i = %c0 to %n step %c1 {\n"
         f"    nisa.tensor_scalar %acc, %acc, add %one : {sb('1x1')}, {sb('1x1')}, f32\n"
-        "  }\n"
-        + store("acc", "1x1")
+        "  }\n" + store("acc", "1x1")
     )
     body = body.replace("%n = nisa.register_load %n", "%cnt = nisa.register_load %n").replace(
         "to %n step", "to %cnt step"
     )
-    _, out = run(body, f"%n_h: {hbm('1x1', 'i32')}, %out: {hbm('1x1')}", np.array([[5]], np.int32), np.zeros((1, 1), np.float32))
+    _, out = run(
+        body,
+        f"%n_h: {hbm('1x1', 'i32')}, %out: {hbm('1x1')}",
+        np.array([[5]], np.int32),
+        np.zeros((1, 1), np.float32),
+    )
     assert out[0, 0] == 5
 
 
@@ -363,7 +445,9 @@ def test_spmd_program_id_barrier_and_determinism():
         f"  nisa.dma_copy %o, %t : memref<1x4xf32, strided<[4, 1], offset: ?>, #nisa.mem<hbm>>, {sb('1x4')}\n"
         f"  nisa.core_barrier %out : {hbm('2x4')}\n"
     )
-    outs = [run(body, f"%out: {hbm('2x4')}", np.zeros((2, 4), np.float32), cores=2)[0] for _ in range(3)]
+    outs = [
+        run(body, f"%out: {hbm('2x4')}", np.zeros((2, 4), np.float32), cores=2)[0] for _ in range(3)
+    ]
     for out in outs:
         assert (out == np.arange(4)).all()
 
@@ -374,5 +458,7 @@ def test_spmd_deadlock_names_each_core():
         run(
             "  %r = nisa.program_id\n  %c0 = arith.constant 0 : index\n"
             "  %z = arith.cmpi eq, %r, %c0 : index\n  scf.if %z {\n" + body + "  }\n",
-            f"%out: {hbm('2x4')}", np.zeros((2, 4), np.float32), cores=2,
+            f"%out: {hbm('2x4')}",
+            np.zeros((2, 4), np.float32),
+            cores=2,
         )
