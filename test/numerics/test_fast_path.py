@@ -1,0 +1,139 @@
+"""The fast paths (bf16 quantize, FP8 dequantize) against the reference, bit for bit,
+on random data with every kind of special value mixed in."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from mxdsl.numerics import (
+    MxFormat,
+    dequantize_mx,
+    dequantize_mx_reference,
+    fast,
+    quantize_mx,
+    quantize_mx_reference,
+)
+
+GEOMETRIES = [
+    ((64, 256), (1, 32)),
+    ((256, 48), (32, 1)),
+    ((64, 40), (8, 4)),
+    ((3, 5, 64), (1, 1, 32)),
+    ((2, 64, 3), (1, 32, 1)),
+    ((4, 16, 8), (1, 8, 4)),
+]
+BF16_SPECIALS = np.array(
+    [0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x7F81, 0x0000, 0x8000, 0x0001, 0x807F, 0x7F7F, 0xFF7F],
+    np.uint16,
+)
+
+
+def mixed_bf16(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Normal data over a wide range of magnitudes, with every kind of special value
+    sprinkled in, some all-zero / tiny / denormal blocks and raw random bit patterns."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    values = rng.standard_normal(n) * 2.0 ** rng.integers(-130, 128, n).astype(np.float64)
+    with np.errstate(over="ignore"):
+        bits = values.astype(np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)
+    raw = rng.integers(0, 1 << 16, n).astype(np.uint16)
+    bits = np.where(rng.random(n) < 0.2, raw, bits)
+    special = rng.random(n) < 0.01
+    bits[special] = rng.choice(BF16_SPECIALS, special.sum())
+    bits[: min(n, 96)] = 0  # whole zero blocks (for every geometry's first blocks)
+    tiny = slice(n // 2, n // 2 + 64)
+    bits[tiny] = rng.integers(0, 0x0500, 64).astype(np.uint16)  # denormals and tiny normals
+    return bits.reshape(shape).view(ml_dtypes.bfloat16)
+
+
+@pytest.mark.parametrize("alternative", [False, True], ids=["emax", "emax-1"])
+@pytest.mark.parametrize("fmt", list(MxFormat), ids=lambda f: f.spec_name)
+@pytest.mark.parametrize(("shape", "block_shape"), GEOMETRIES)
+def test_fast_quantize_equals_reference(shape, block_shape, fmt, alternative):
+    x = mixed_bf16(shape, seed=hash((shape, fmt.name, alternative)) % 1000)
+    fast_codes, fast_scale = quantize_mx(x, fmt, block_shape, alternative_emax=alternative)
+    ref_codes, ref_scale = quantize_mx_reference(x, fmt, block_shape, alternative_emax=alternative)
+    np.testing.assert_array_equal(fast_scale, ref_scale)
+    np.testing.assert_array_equal(fast_codes, ref_codes)
+
+
+@pytest.mark.parametrize("fmt", list(MxFormat), ids=lambda f: f.spec_name)
+def test_fast_quantize_every_bf16_pattern(fmt):
+    """All 65536 patterns, in blocks that mix them, and each pattern alone in a block of
+    zeros (so every pattern is also its block's max)."""
+    patterns = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    mixed = np.random.default_rng(3).permutation(patterns).reshape(-1, 256)
+    alone = np.zeros((1 << 16, 32), np.uint16)
+    alone[:, 5] = patterns
+    for bits in (mixed, alone):
+        x = bits.view(ml_dtypes.bfloat16)
+        fast_codes, fast_scale = quantize_mx(x, fmt, (1, 32))
+        ref_codes, ref_scale = quantize_mx_reference(x, fmt, (1, 32))
+        np.testing.assert_array_equal(fast_scale, ref_scale)
+        np.testing.assert_array_equal(fast_codes, ref_codes)
+
+
+@pytest.mark.parametrize(
+    ("shape", "block_shape"), [((103, 96), (1, 32)), ((103, 96), (1, 96)), ((104, 96), (4, 8))]
+)
+def test_fast_quantize_across_chunks(monkeypatch, shape, block_shape):
+    """Small chunks: many chunk boundaries, a short last chunk, fix-ups in several
+    chunks; a 96-wide block takes the generic (non-halving) block max."""
+    monkeypatch.setattr(fast, "CHUNK_ELEMENTS", 1024)
+    x = mixed_bf16(shape, seed=11)
+    got = quantize_mx(x, MxFormat.E4M3FN, block_shape)
+    want = quantize_mx_reference(x, MxFormat.E4M3FN, block_shape)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    bits=hnp.arrays(
+        np.uint16, st.sampled_from([(2, 64), (8, 32), (16, 4)]), elements=st.integers(0, 0xFFFF)
+    ),
+    fmt=st.sampled_from(list(MxFormat)),
+    alternative=st.booleans(),
+)
+def test_fast_quantize_equals_reference_on_arbitrary_patterns(bits, fmt, alternative):
+    x = bits.view(ml_dtypes.bfloat16)
+    block_shape = (1, 32) if bits.shape[1] % 32 == 0 else (8, 4)
+    got = quantize_mx(x, fmt, block_shape, alternative_emax=alternative)
+    want = quantize_mx_reference(x, fmt, block_shape, alternative_emax=alternative)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("fmt", [MxFormat.E4M3FN, MxFormat.E5M2], ids=lambda f: f.spec_name)
+@pytest.mark.parametrize(("shape", "block_shape"), GEOMETRIES)
+def test_fast_dequantize_equals_reference(shape, block_shape, fmt):
+    """Every code (NaN and Inf codes included) under every E8M0 byte 0..255."""
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 256, shape).astype(np.uint8)
+    grid = tuple(n // b for n, b in zip(shape, block_shape, strict=True))
+    scale = rng.integers(0, 256, grid).astype(np.uint8)
+    scale.reshape(-1)[:8] = [0, 1, 127, 134, 135, 143, 254, 255]
+    got = dequantize_mx(codes, scale, fmt, block_shape)
+    want = dequantize_mx_reference(codes, scale, fmt, block_shape)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("fmt", [MxFormat.E4M3FN, MxFormat.E5M2], ids=lambda f: f.spec_name)
+def test_fast_dequantize_every_code_and_scale(fmt):
+    codes = np.tile(np.arange(256, dtype=np.uint8), (256, 1)).reshape(256, 256)
+    scale = np.repeat(np.arange(256, dtype=np.uint8), 8).reshape(256, 8)
+    got = dequantize_mx(codes, scale, fmt, (1, 32))
+    want = dequantize_mx_reference(codes, scale, fmt, (1, 32))
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    # And against float64 ldexp rounded once to fp32 (independent of both paths).
+    element = codes.view(fmt.dtype).astype(np.float64)
+    exponent = np.repeat(scale.astype(np.int64) - 127, 32, axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        independent = np.ldexp(element, exponent).astype(np.float32)
+    independent[np.repeat(scale == 255, 32, axis=1)] = np.nan
+    np.testing.assert_array_equal(got, independent)
