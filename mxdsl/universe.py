@@ -25,7 +25,12 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Nisa
 
-    return {"hlo": get_hlo, "nisa": get_nisa}
+    def get_bir() -> Dialect:
+        from mxdsl.dialects.bir import Bir
+
+        return Bir
+
+    return {"hlo": get_hlo, "nisa": get_nisa, "bir": get_bir}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
