@@ -1,0 +1,177 @@
+"""``build_moe_cte``: the dispatch from a :class:`MoECTESpec` to a variant builder, and
+:class:`MoECTEKernel`, the built kernel (its IR, its signature, how to run it)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Operation
+
+from mxdsl.kernels.moe_cte.interface import ArgSpec
+from mxdsl.kernels.moe_cte.spec import (
+    MoECTEConfigError,
+    MoECTEImplementation,
+    MoECTEOptions,
+    MoECTESizes,
+    MoECTESpec,
+    NotBuiltYetError,
+    QuantizationConfig,
+    check_problem,
+)
+
+CORES = 2  # every MoE-CTE kernel runs on an LNC2 pair
+
+
+@dataclass
+class MoECTEKernel:
+    spec: MoECTESpec
+    sizes: MoECTESizes
+    options: MoECTEOptions
+    quantization: QuantizationConfig | None
+    module: ModuleOp
+    arguments: list[ArgSpec]
+    progress_ops: list[Operation] = field(default_factory=list)
+    blocks_per_progress_op: float = 1.0
+
+    @property
+    def function_name(self) -> str:
+        return self.module.body.block.first_op.sym_name.data  # pyright: ignore[reportOptionalMemberAccess,reportAttributeAccessIssue]
+
+    def text(self) -> str:
+        return str(self.module)
+
+    def run(
+        self,
+        inputs: Mapping[str, np.ndarray],
+        progress: Callable[[float], None] | None = None,
+    ) -> dict[str, np.ndarray]:
+        """Run on 2 simulated cores; ``inputs`` by argument name (outputs may be
+        omitted: they start as zeros). Returns the output arguments by name.
+        ``progress(blocks_done)`` is called as blocks start."""
+        from mxdsl.interpreters import make_interpreter
+        from mxdsl.interpreters.spmd import run_spmd
+
+        values: list[np.ndarray] = []
+        for a in self.arguments:
+            if a.name in inputs:
+                array = np.asarray(inputs[a.name])
+                if array.shape != a.shape or array.dtype != a.numpy_dtype:
+                    raise MoECTEConfigError(
+                        f"input {a.name}: expected {a.numpy_dtype} {a.shape}, "
+                        f"got {array.dtype} {array.shape}"
+                    )
+                values.append(np.array(array, copy=True))
+            elif a.output:
+                values.append(np.zeros(a.shape, dtype=a.numpy_dtype))
+            else:
+                raise MoECTEConfigError(f"missing input {a.name}")
+        listeners: list[Interpreter.Listener] = []
+        if progress is not None and self.progress_ops:
+            listeners.append(
+                _Progress(set(self.progress_ops), progress, self.blocks_per_progress_op)
+            )
+        run_spmd(
+            lambda ls: make_interpreter(self.module, listeners=[*listeners, *ls]),
+            self.function_name,
+            tuple(values),
+            CORES,
+        )
+        return {a.name: v for a, v in zip(self.arguments, values, strict=True) if a.output}
+
+
+class _Progress(Interpreter.Listener):
+    def __init__(self, ops: set[Operation], report: Callable[[float], None], weight: float):
+        self.ops = ops
+        self.report = report
+        self.weight = weight
+        self.count = 0
+
+    def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
+        if op in self.ops:
+            self.count += 1
+            self.report(self.count * self.weight)
+
+
+def build_moe_cte(
+    spec: MoECTESpec,
+    sizes: MoECTESizes,
+    options: MoECTEOptions | None = None,
+    quantization_config: QuantizationConfig | None = None,
+) -> MoECTEKernel:
+    """Check the problem and build the chosen variant (see ``docs/moe-cte.md``)."""
+    if not isinstance(spec, MoECTESpec):
+        raise MoECTEConfigError(f"spec must be a MoECTESpec, got {type(spec).__name__}")
+    options = options or MoECTEOptions()
+    impl = spec.implementation
+    if impl.is_mx:
+        raise NotBuiltYetError(
+            f"MoE-CTE implementation {impl.name} is not built yet (issue 7: the MX "
+            "variants); the bf16/fp8 implementations are shard_on_block, shard_on_i, "
+            "shard_on_i_hybrid and shard_on_i_dropping"
+        )
+    check_problem(spec, sizes, options, quantization_config)
+    builder = _BUILDERS.get(impl)
+    if builder is None:  # pragma: no cover - every non-MX member has a builder
+        raise MoECTEConfigError(f"no builder for {impl.name}")
+    module, ffn = builder(spec, sizes, options, quantization_config)
+    weight = 0.5 if impl != MoECTEImplementation.shard_on_block else 1.0  # I-shard: both cores
+    if impl == MoECTEImplementation.shard_on_i_dropping:
+        weight /= max(sizes.block_size // min(sizes.block_size, 1024), 1)
+    return MoECTEKernel(
+        spec,
+        sizes,
+        options,
+        quantization_config,
+        module,
+        ffn.arg_specs,
+        list(ffn.progress_ops),
+        weight,
+    )
+
+
+def _build_block(*args: Any) -> Any:
+    from mxdsl.kernels.moe_cte.shard_on_block import build_shard_on_block
+
+    return build_shard_on_block(*args)
+
+
+def _build_i(*args: Any) -> Any:
+    from mxdsl.kernels.moe_cte.shard_on_i import build_shard_on_i
+
+    return build_shard_on_i(*args)
+
+
+_BUILDERS: dict[MoECTEImplementation, Callable[..., Any]] = {
+    MoECTEImplementation.shard_on_block: _build_block,
+    MoECTEImplementation.shard_on_i: _build_i,
+    MoECTEImplementation.shard_on_i_hybrid: _build_i,
+    MoECTEImplementation.shard_on_i_dropping: _build_i,
+}
+
+
+def progress_bar(total: float, stream: Any = None) -> Callable[[float], None]:
+    """A one-line text progress bar over blocks on stderr."""
+    out = stream or sys.stderr
+    state = {"last": -1}
+
+    def report(done: float) -> None:
+        n = int(done)
+        if n == state["last"]:
+            return
+        state["last"] = n
+        width = 30
+        filled = int(width * min(n, total) / total) if total else width
+        end = "\n" if n >= total else ""
+        out.write(f"\rblocks [{'#' * filled}{'.' * (width - filled)}] {n}/{int(total)}{end}")
+        out.flush()
+
+    return report
+
+
+__all__ = ["CORES", "MoECTEKernel", "build_moe_cte", "progress_bar"]

@@ -1,0 +1,450 @@
+"""The per-block expert FFN shared by the MoE-CTE variants, written as nisa IR.
+
+For one block (or a chunk of a block's rows) routed to expert ``e``, over the part
+``[i0, i0 + Ic)`` of the intermediate dim this core computes:
+
+1. ``load_tokens``: read the token ids, gather the hidden rows (indirect DMA), gather
+   the affinities at ``token * E + e``, apply PRE_SCALE, and transpose the hidden rows
+   on the PE into ``xT[h, token]`` (H on partitions, the gate/up contraction dim);
+2. ``gate_up``: ``gate/up[i, token] = W[e][h, g, i]^T @ xT`` accumulated in PSUM over
+   128-row H tiles, then fp8 dequant scale and bias (one ``activation(copy)``), clamps,
+   ``act(gate) * up`` into the intermediate ``inter[i, token]`` (the down contraction
+   dim on partitions);
+3. ``down``: ``h[token, :] = inter^T @ Wd[e]`` accumulated over I tiles, times the fp8
+   down scale, into an f32 accumulator ``acc[token, H]`` (token tiles of 128 rows);
+4. ``finish_tile``: down bias, checkpoint, POST_SCALE affinity, and the scatter into the
+   output rows (read-modify-write add when accumulating, else overwrite).
+
+Loops stay ``scf.for`` loops; tiles are the hardware's: K <= 128 partitions, stationary
+free <= 128, moving free <= 512 (one PSUM bank).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import f32, i32
+from xdsl.ir import Attribute, SSAValue
+
+from mxdsl.dialects import nisa
+from mxdsl.dialects.nisa import ActivationFunction, AluOp, MemorySpace
+from mxdsl.kernels.moe_cte.interface import DTYPES, accumulates, checkpoints, kernel_arguments
+from mxdsl.kernels.moe_cte.ir import Index, KernelBuilder
+from mxdsl.kernels.moe_cte.spec import (
+    PMAX,
+    ActFnType,
+    ExpertAffinityScaleMode,
+    MoECTEOptions,
+    MoECTESizes,
+    MoECTESpec,
+    QuantizationConfig,
+    core_intermediate,
+    gate_up_chunk,
+    i_tile,
+    token_chunk,
+)
+
+ACTIVATIONS = {
+    ActFnType.SiLU: ActivationFunction.SILU,
+    ActFnType.GELU: ActivationFunction.GELU,
+    ActFnType.GELU_Tanh_Approx: ActivationFunction.GELU_APPRX_TANH,
+    ActFnType.Swish: ActivationFunction.GELU_APPRX_SIGMOID,
+}
+
+PSUM_FMAX = 512  # moving free size of one matmul (one PSUM bank of f32)
+
+
+@dataclass
+class Geometry:
+    """Static tile counts of one kernel."""
+
+    H: int
+    I: int  # noqa: E741
+    E: int
+    T: int
+    B: int
+    N: int
+    Ic: int  # I columns this core computes
+    it: int  # I tile (partitions of gate/up output, down contraction)
+    n_it: int  # I tiles per core
+    chunk: int  # I columns per gate/up weight load
+    n_chunk: int
+    Bc: int  # token rows processed together (a block, or a dropping tile)
+    nbt: int  # 128-row token tiles in Bc
+    Bm: int  # gate/up moving free size (token columns per matmul)
+    nbm: int
+    kt: int  # 128-row H tiles (gate/up contraction)
+    nhc: int  # 512-column H tiles (down moving free size)
+
+
+class BlockFFN:
+    """Emits the per-block FFN into a :class:`KernelBuilder` (see the module docstring)."""
+
+    def __init__(
+        self,
+        spec: MoECTESpec,
+        sizes: MoECTESizes,
+        options: MoECTEOptions,
+        quantization: QuantizationConfig | None,
+        name: str,
+        sets: int = 1,
+    ) -> None:
+        impl = spec.implementation
+        self.spec, self.sizes, self.options = spec, sizes, options
+        self.arg_specs = kernel_arguments(spec, sizes, options, quantization)
+        self.kb = KernelBuilder(name, [a.memref_type for a in self.arg_specs])
+        self.arg: dict[str, SSAValue] = {
+            a.name: v for a, v in zip(self.arg_specs, self.kb.args, strict=True)
+        }
+        self.io: Attribute = DTYPES[options.dtype][0]
+        self.fp8 = "gate_up_proj_scale" in self.arg
+        self.bias = options.bias
+        self.accumulate = accumulates(sizes, options)
+        self.ckpt = checkpoints(spec)
+        scaling = options.scaling
+        self.pre_scale = scaling in (
+            ExpertAffinityScaleMode.PRE_SCALE,
+            ExpertAffinityScaleMode.PRE_SCALE_DELAYED,
+        )
+        self.post_scale = scaling == ExpertAffinityScaleMode.POST_SCALE
+        self.aff_on_i = bool(spec.shard_on_I and spec.shard_on_I.expert_affinity_multiply_on_I)
+        if self.aff_on_i and self.post_scale:
+            self.post_scale = False  # the affinity multiplies the intermediate instead
+        else:
+            self.aff_on_i = False
+        self.needs_affinity = self.pre_scale or self.post_scale or self.aff_on_i
+        H, Ic = sizes.hidden, core_intermediate(impl, sizes)
+        it = i_tile(Ic)
+        chunk = gate_up_chunk(impl, sizes, options)
+        Bc = token_chunk(impl, sizes)
+        Bm = next(m for m in (512, 256, 128) if Bc % m == 0)
+        self.g = Geometry(
+            H=H,
+            I=sizes.intermediate,
+            E=sizes.experts,
+            T=sizes.tokens,
+            B=sizes.block_size,
+            N=sizes.blocks,
+            Ic=Ic,
+            it=it,
+            n_it=Ic // it,
+            chunk=chunk,
+            n_chunk=Ic // chunk,
+            Bc=Bc,
+            nbt=Bc // PMAX,
+            Bm=Bm,
+            nbm=Bc // Bm,
+            kt=H // PMAX,
+            nhc=H // PSUM_FMAX,
+        )
+        self.sets = sets
+        self.progress_ops: list[nisa.RegisterLoadOp | nisa.MemsetOp] = []
+        self._allocate()
+
+    # ------------------------------------------------------------ buffers
+
+    def _allocate(self) -> None:
+        kb, g, io = self.kb, self.g, self.io
+        S = MemorySpace
+        self.zidx = kb.alloc([PMAX, 1], i32)  # all-zero index: broadcast gathers
+        kb.emit(nisa.MemsetOp(self.zidx, 0.0))
+        self.ids = kb.alloc([PMAX, self.sets, g.nbt], i32)
+        self.affc = kb.alloc([PMAX, self.sets, g.nbt], f32)
+        self.aidx = kb.alloc([PMAX, 1], i32)
+        self.e_i = kb.alloc([PMAX], i32)
+        self.e_f = kb.alloc([PMAX], f32)
+        self.x = kb.alloc([PMAX, g.H], io)
+        self.tp = kb.alloc([PMAX, PMAX], io, S.PSUM)
+        self.xT = kb.alloc([PMAX, self.sets, g.kt, g.Bc], io)
+        self.wgu = kb.alloc([PMAX, g.kt, 2, g.chunk], io)
+        self.wd = kb.alloc([g.it, g.n_it, g.H], io)
+        self.pg = kb.alloc([g.it, g.Bm], f32, S.PSUM)
+        self.pu = kb.alloc([g.it, g.Bm], f32, S.PSUM)
+        self.gs = kb.alloc([g.it, g.Bm], f32)
+        self.us = kb.alloc([g.it, g.Bm], f32)
+        self.inter = kb.alloc([g.it, g.n_it, g.Bc], io)
+        self.pd = kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM)
+        self.acc = kb.alloc([PMAX, g.nbt, g.H], f32)
+        self.otile = kb.alloc([PMAX, g.H], io)
+        if self.fp8:
+            self.gsc = kb.alloc([g.it, 2], f32)
+            self.dsc = kb.alloc([PMAX, g.H], f32)
+        if self.bias:
+            self.gb = kb.alloc([g.it, 2], f32)
+            self.db = kb.alloc([PMAX, g.H], f32)
+        if self.aff_on_i:
+            self.ones = kb.alloc([1, g.it], f32)
+            kb.emit(nisa.MemsetOp(self.ones, 1.0))
+            self.arow1 = kb.alloc([1, g.Bc], f32)
+            self.tp1 = kb.alloc([1, PMAX], f32, S.PSUM)
+            self.prow = kb.alloc([g.it, g.Bm], f32, S.PSUM)
+            self.arow = kb.alloc([g.it, g.Bc], f32)
+
+    # ------------------------------------------------------- block expert
+
+    def expert_of_block(self, b: Index) -> SSAValue:
+        """``e = block_to_expert[b]`` as a register (index) and broadcast into e_f."""
+        kb = self.kb
+        cell = kb.view(self.arg["block_to_expert"], [b], [1])
+        op = nisa.RegisterLoadOp(cell)
+        kb.emit(op)
+        self.progress_ops.append(op)
+        if self.needs_affinity:
+            kb.emit(nisa.DmaCopyOp(self.e_i, cell, src_index=self.zidx))
+            kb.emit(nisa.TensorCopyOp(self.e_f, self.e_i))
+        return op.results[0]
+
+    # --------------------------------------------------- 1. load tokens
+
+    def load_tokens(self, s: Index, row0: Index) -> None:
+        """Token ids ``token_position_to_id[row0 : row0 + Bc]``, affinities, and the
+        transposed hidden rows into buffer set ``s`` (needs ``e_f`` for affinities)."""
+        kb, g = self.kb, self.g
+        hidden = self.arg["hidden_states"]
+        with kb.loop(0, g.nbt) as j:
+            ids = kb.view(self.ids, [0, s, j], [PMAX, 1, 1], drop=[1])
+            src = kb.view(self.arg["token_position_to_id"], [kb.add(row0, kb.mul(j, PMAX))], [PMAX])
+            kb.emit(nisa.DmaCopyOp(ids, src))
+            kb.emit(nisa.DmaCopyOp(self.x, hidden, src_index=ids))
+            if self.needs_affinity:
+                affc = kb.view(self.affc, [0, s, j], [PMAX, 1, 1], drop=[1])
+                kb.emit(
+                    nisa.TensorScalarOp(
+                        self.aidx, ids, AluOp.MULTIPLY, kb.f32(g.E), AluOp.ADD, self.e_f
+                    )
+                )
+                kb.emit(
+                    nisa.DmaCopyOp(affc, self.arg["expert_affinities_masked"], src_index=self.aidx)
+                )
+                if self.pre_scale:
+                    kb.emit(nisa.TensorScalarOp(self.x, self.x, AluOp.MULTIPLY, affc))
+            with kb.loop(0, g.kt) as k:
+                xk = kb.view(self.x, [0, kb.mul(k, PMAX)], [PMAX, PMAX])
+                kb.emit(nisa.NcTransposeOp(self.tp, xk))
+                dst = kb.view(self.xT, [0, s, k, kb.mul(j, PMAX)], [PMAX, 1, 1, PMAX], drop=[1, 2])
+                kb.emit(nisa.TensorCopyOp(dst, self.tp))
+        if self.aff_on_i:
+            self._affinity_rows(s)
+
+    def _affinity_rows(self, s: Index) -> None:
+        """``arow[i, token] = affinity[token]`` on every I partition (PE transpose of the
+        affinity column, then a K = 1 matmul against ones)."""
+        kb, g = self.kb, self.g
+        with kb.loop(0, g.nbt) as j:
+            col = kb.view(self.affc, [0, s, j], [PMAX, 1, 1], drop=[1])
+            kb.emit(nisa.NcTransposeOp(self.tp1, col))
+            dst = kb.view(self.arow1, [0, kb.mul(j, PMAX)], [1, PMAX])
+            kb.emit(nisa.TensorCopyOp(dst, self.tp1))
+        with kb.loop(0, g.nbm) as m:
+            moving = kb.view(self.arow1, [0, kb.mul(m, g.Bm)], [1, g.Bm])
+            kb.emit(nisa.NcMatmulOp(self.prow, self.ones, moving))
+            kb.emit(
+                nisa.TensorCopyOp(kb.view(self.arow, [0, kb.mul(m, g.Bm)], [g.it, g.Bm]), self.prow)
+            )
+
+    # ------------------------------------------------- 2. gate/up + act
+
+    def gate_up(self, s: Index, e: Index, i0: Index, b: Index, col0: Index = 0) -> None:
+        """``inter = act(gate) * up`` for I columns ``[i0, i0 + Ic)`` of expert ``e``."""
+        kb, g = self.kb, self.g
+        w = self.arg["gate_up_proj_weight"]
+        with kb.loop(0, g.n_chunk) as c:
+            ci = kb.add(i0, kb.mul(c, g.chunk))
+            with kb.loop(0, g.kt) as k:
+                dst = kb.view(self.wgu, [0, k, 0, 0], [PMAX, 1, 2, g.chunk], drop=[1])
+                src = kb.view(w, [e, kb.mul(k, PMAX), 0, ci], [1, PMAX, 2, g.chunk], drop=[0])
+                kb.emit(nisa.DmaCopyOp(dst, src))
+            with kb.loop(0, g.chunk // g.it) as t:
+                local = kb.mul(t, g.it)  # column in the chunk
+                col = kb.add(ci, local)  # column in I
+                tile = kb.add(kb.mul(c, g.chunk // g.it), t)  # I tile index of this core
+                self._gate_up_columns(s, e, col, local, tile, b, col0)
+
+    def _gate_up_columns(
+        self, s: Index, e: Index, col: Index, local: Index, tile: Index, b: Index, col0: Index
+    ) -> None:
+        kb, g = self.kb, self.g
+        if self.fp8:
+            for gi in (0, 1):
+                src = kb.view(
+                    self.arg["gate_up_proj_scale"],
+                    [e, 0, kb.add(col, gi * g.I)],
+                    [1, 1, g.it],
+                )
+                kb.emit(nisa.DmaCopyOp(kb.view(self.gsc, [0, gi], [g.it, 1]), src))
+        if self.bias:
+            for gi in (0, 1):
+                src = kb.view(self.arg["gate_and_up_proj_bias"], [e, gi, col], [1, 1, g.it])
+                kb.emit(nisa.DmaCopyOp(kb.view(self.gb, [0, gi], [g.it, 1]), src))
+        with kb.loop(0, g.nbm) as m:
+            m0 = kb.mul(m, g.Bm)
+            for gi, psum in ((0, self.pg), (1, self.pu)):
+                for k0, k1, accumulate in ((0, 1, False), (1, g.kt, True)):
+                    if k1 <= k0:
+                        continue
+                    with kb.loop(k0, k1) as k:
+                        stationary = kb.view(
+                            self.wgu, [0, k, gi, local], [PMAX, 1, 1, g.it], drop=[1, 2]
+                        )
+                        moving = kb.view(self.xT, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
+                        kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
+            gate = self._evacuate(0, self.pg, self.gs, self.options.gate_clamp, b, col, col0, m0)
+            kb.emit(nisa.ActivationOp(self.gs, ACTIVATIONS[self.options.activation], gate))
+            up = self._evacuate(1, self.pu, self.us, self.options.up_clamp, b, col, col0, m0)
+            dst = kb.view(self.inter, [0, tile, m0], [g.it, 1, g.Bm], drop=[1])
+            if self.aff_on_i:
+                kb.emit(
+                    nisa.TensorTensorOp(
+                        self.us, AluOp.MULTIPLY, up, kb.view(self.arow, [0, m0], [g.it, g.Bm])
+                    )
+                )
+                up = self.us
+            kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.gs, up))
+
+    def _evacuate(
+        self,
+        gi: int,
+        psum: SSAValue,
+        sbuf: SSAValue,
+        clamp: tuple[float | None, float | None],
+        b: Index,
+        col: Index,
+        col0: Index,
+        m0: Index,
+    ) -> SSAValue:
+        """Scale, bias, clamp (and checkpoint) one gate/up PSUM tile; returns where the
+        value now lives (the PSUM tile itself when nothing applies to it)."""
+        kb, g = self.kb, self.g
+        value = psum
+        if self.fp8 or self.bias:
+            scale = kb.view(self.gsc, [0, gi], [g.it, 1]) if self.fp8 else None
+            bias = kb.view(self.gb, [0, gi], [g.it, 1]) if self.bias else None
+            kb.emit(nisa.ActivationOp(sbuf, ActivationFunction.COPY, value, scale=scale, bias=bias))
+            value = sbuf
+        lo, hi = clamp
+        if lo is not None and hi is not None:
+            kb.emit(
+                nisa.TensorScalarOp(
+                    sbuf, value, AluOp.MAXIMUM, kb.f32(lo), AluOp.MINIMUM, kb.f32(hi)
+                )
+            )
+            value = sbuf
+        elif lo is not None:
+            kb.emit(nisa.TensorScalarOp(sbuf, value, AluOp.MAXIMUM, kb.f32(lo)))
+            value = sbuf
+        elif hi is not None:
+            kb.emit(nisa.TensorScalarOp(sbuf, value, AluOp.MINIMUM, kb.f32(hi)))
+            value = sbuf
+        if self.ckpt:
+            if value is psum:
+                kb.emit(nisa.TensorCopyOp(sbuf, psum))
+                value = sbuf
+            dst = kb.view(
+                self.arg["gate_up_activations_T"],
+                [b, gi, col, kb.add(col0, m0)],
+                [1, 1, g.it, g.Bm],
+            )
+            kb.emit(nisa.DmaCopyOp(dst, value))
+        return value
+
+    # ------------------------------------------------------------ 3. down
+
+    def down(self, e: Index, i0: Index) -> None:
+        """``acc[token, :] = inter^T @ Wd[e][i0 : i0 + Ic]`` (times the fp8 down scale)."""
+        kb, g = self.kb, self.g
+        wd = self.arg["down_proj_weight"]
+        with kb.loop(0, g.n_it) as t:
+            src = kb.view(wd, [e, kb.add(i0, kb.mul(t, g.it)), 0], [1, g.it, g.H])
+            kb.emit(nisa.DmaCopyOp(kb.view(self.wd, [0, t, 0], [g.it, 1, g.H], drop=[1]), src))
+        if self.fp8:
+            row = kb.view(self.arg["down_proj_scale"], [e, 0, 0], [1, 1, g.H], drop=[0])
+            kb.emit(nisa.DmaCopyOp(self.dsc, row, src_index=self.zidx))
+        if self.bias:
+            row = kb.view(self.arg["down_proj_bias"], [e, 0], [1, g.H])
+            kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
+        with kb.loop(0, g.nbt) as bt, kb.loop(0, g.nhc) as hc:
+            h0 = kb.mul(hc, PSUM_FMAX)
+            for t0, t1, accumulate in ((0, 1, False), (1, g.n_it, True)):
+                if t1 <= t0:
+                    continue
+                with kb.loop(t0, t1) as t:
+                    stationary = kb.view(
+                        self.inter, [0, t, kb.mul(bt, PMAX)], [g.it, 1, PMAX], drop=[1]
+                    )
+                    moving = kb.view(self.wd, [0, t, h0], [g.it, 1, PSUM_FMAX], drop=[1])
+                    kb.emit(nisa.NcMatmulOp(self.pd, stationary, moving, accumulate=accumulate))
+            dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
+            if self.fp8:
+                scale = kb.view(self.dsc, [0, h0], [PMAX, PSUM_FMAX])
+                kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.pd, scale))
+            else:
+                kb.emit(nisa.TensorCopyOp(dst, self.pd))
+
+    # ------------------------------------------------------ 4. finish
+
+    def acc_tile(self, bt: Index) -> SSAValue:
+        return self.kb.view(self.acc, [0, bt, 0], [PMAX, 1, self.g.H], drop=[1])
+
+    def finish_tile(
+        self, s: Index, bt: Index, h: SSAValue, plane: SSAValue, b: Index, row0: Index
+    ) -> None:
+        """Bias, checkpoint, POST_SCALE and the scatter of token tile ``bt`` (its values
+        ``h``, f32 [128, H]) into the output ``plane`` ([T + 1, H])."""
+        kb, g = self.kb, self.g
+        if self.bias:
+            kb.emit(nisa.TensorTensorOp(h, AluOp.ADD, h, self.db))
+        if self.ckpt:
+            dst = kb.view(
+                self.arg["down_activations"],
+                [b, kb.add(row0, kb.mul(bt, PMAX)), 0],
+                [1, PMAX, g.H],
+            )
+            kb.emit(nisa.DmaCopyOp(dst, h))
+        ids = kb.view(self.ids, [0, s, bt], [PMAX, 1, 1], drop=[1])
+        if self.post_scale:
+            affc = kb.view(self.affc, [0, s, bt], [PMAX, 1, 1], drop=[1])
+            kb.emit(nisa.TensorScalarOp(h, h, AluOp.MULTIPLY, affc))
+        if self.accumulate:
+            kb.emit(nisa.DmaCopyOp(self.otile, plane, src_index=ids))
+            kb.emit(nisa.TensorTensorOp(self.otile, AluOp.ADD, self.otile, h))
+            kb.emit(nisa.DmaCopyOp(plane, self.otile, dst_index=ids))
+        else:
+            kb.emit(nisa.DmaCopyOp(plane, h, dst_index=ids))
+
+    # ------------------------------------------------- output helpers
+
+    def for_core_row_tiles(self, core: SSAValue, rows: int, body) -> None:  # noqa: ANN001
+        """Row tiles of 128 over ``rows`` rows, dealt round-robin to the 2 cores:
+        ``body(row_offset, n_rows)``."""
+        kb = self.kb
+        full, tail = divmod(rows, PMAX)
+        if full:
+            with kb.loop(core, full, 2) as r:
+                body(kb.mul(r, PMAX), PMAX)
+        if tail:
+            with kb.when(kb.eq(core, full % 2)):
+                body(full * PMAX, tail)
+
+    def zero_output(self, core: SSAValue) -> None:
+        """Each core zeroes its row tiles of the output (every plane)."""
+        kb, g = self.kb, self.g
+        out = self.arg["output"]
+        zeros = kb.alloc([PMAX, g.H], self.io)
+        kb.emit(nisa.MemsetOp(zeros, 0.0))
+        shape = out.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+        planes = shape[1] if len(shape) == 3 else 1
+
+        def body(r: Index, n: int) -> None:
+            src = kb.view(zeros, [0, 0], [n, g.H])
+            for p in range(planes):
+                if planes == 1:
+                    dst = kb.view(out, [r, 0], [n, g.H])
+                else:
+                    dst = kb.view(out, [r, p, 0], [n, 1, g.H], drop=[1])
+                kb.emit(nisa.DmaCopyOp(dst, src))
+
+        self.for_core_row_tiles(core, g.T + 1, body)
+        self._zeros = zeros
+
+
+__all__ = ["ACTIVATIONS", "BlockFFN", "Geometry"]

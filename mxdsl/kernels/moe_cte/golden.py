@@ -1,0 +1,147 @@
+"""The MoE-CTE golden: plain dense numpy, independent of the kernels.
+
+Per token t: ``out[t] = sum over the experts e routed for t of
+    scale_post(t, e) * (down_e(act(clamp(gate_e(x'))) * clamp(up_e(x'))) + bias_down_e)``
+with ``x' = a(t, e) * x[t]`` under PRE_SCALE, ``a(t, e)`` the masked router affinity
+``expert_affinities_masked[t * E + e]``, ``gate_e(x) = (x @ Wg_e) * s_gate_e + b_gate_e``
+(the fp8 dequant scale and the bias each optional; likewise up and down). Everything is
+computed in float32 from the inputs' values; the result is float32 ``[T, H]`` (the
+padding row T is not part of the answer).
+
+Which (token, expert) pairs are routed is read off the block layout: a token appears in
+a block of expert e. Blocks the kernel does not process (``active_blocks`` False, e.g.
+the hybrid's blocks beyond the runtime count) contribute nothing; padding slots (id T)
+are no token.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from mxdsl.kernels.moe_cte.spec import ActFnType, ExpertAffinityScaleMode
+
+PRE = ExpertAffinityScaleMode.PRE_SCALE
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    try:
+        from scipy.special import erf  # pyright: ignore[reportMissingImports]
+
+        return np.asarray(erf(x))
+    except ImportError:  # pragma: no cover - scipy is optional
+        return np.vectorize(math.erf)(x)
+
+
+def activation(kind: ActFnType, x: np.ndarray) -> np.ndarray:
+    """The four MoE activations (nkilib's test goldens)."""
+    if kind == ActFnType.SiLU:
+        return x / (1.0 + np.exp(-x))
+    if kind == ActFnType.GELU:
+        return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+    if kind == ActFnType.GELU_Tanh_Approx:
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    if kind == ActFnType.Swish:
+        return x / (1.0 + np.exp(-1.702 * x))
+    raise ValueError(f"unknown activation {kind!r}")
+
+
+def routed_pairs(
+    token_position_to_id: np.ndarray,
+    block_to_expert: np.ndarray,
+    tokens: int,
+    experts: int,
+    active_blocks: Sequence[bool] | None = None,
+) -> np.ndarray:
+    """``routed[t, e]``: token t is in some (active) block of expert e."""
+    n = len(block_to_expert)
+    ids = np.asarray(token_position_to_id).reshape(n, -1)
+    routed = np.zeros((tokens, experts), dtype=bool)
+    for b in range(n):
+        if active_blocks is not None and not active_blocks[b]:
+            continue
+        row = ids[b]
+        row = row[(row >= 0) & (row < tokens)]
+        routed[row, int(block_to_expert[b])] = True
+    return routed
+
+
+def moe_cte_golden(
+    hidden_states: np.ndarray,
+    expert_affinities_masked: np.ndarray,
+    gate_up_proj_weight: np.ndarray,
+    down_proj_weight: np.ndarray,
+    token_position_to_id: np.ndarray,
+    block_to_expert: np.ndarray,
+    *,
+    activation_function: ActFnType = ActFnType.SiLU,
+    scaling: ExpertAffinityScaleMode = ExpertAffinityScaleMode.POST_SCALE,
+    gate_and_up_proj_bias: np.ndarray | None = None,
+    down_proj_bias: np.ndarray | None = None,
+    gate_up_proj_scale: np.ndarray | None = None,
+    down_proj_scale: np.ndarray | None = None,
+    gate_clamp: tuple[float | None, float | None] = (None, None),
+    up_clamp: tuple[float | None, float | None] = (None, None),
+    active_blocks: Sequence[bool] | None = None,
+) -> np.ndarray:
+    """The dense reference output ``[T, H]`` in float32 (see the module docstring)."""
+    f32 = np.float32
+    tokens = hidden_states.shape[0] - 1
+    experts, hidden, _, inter = gate_up_proj_weight.shape
+    x_all = hidden_states[:tokens].astype(f32)
+    aff = expert_affinities_masked.astype(f32).reshape(tokens + 1, experts)
+    routed = routed_pairs(token_position_to_id, block_to_expert, tokens, experts, active_blocks)
+    out = np.zeros((tokens, hidden), dtype=f32)
+    for e in range(experts):
+        toks = np.flatnonzero(routed[:, e])
+        if toks.size == 0:
+            continue
+        x = x_all[toks]
+        a = aff[toks, e][:, None]
+        if scaling in (
+            ExpertAffinityScaleMode.PRE_SCALE,
+            ExpertAffinityScaleMode.PRE_SCALE_DELAYED,
+        ):
+            x = a * x
+        w = gate_up_proj_weight[e].astype(f32)
+        gate = x @ w[:, 0, :]
+        up = x @ w[:, 1, :]
+        if gate_up_proj_scale is not None:
+            s = gate_up_proj_scale[e].astype(f32).reshape(-1)
+            gate = gate * s[:inter]
+            up = up * s[inter:]
+        if gate_and_up_proj_bias is not None:
+            gate = gate + gate_and_up_proj_bias[e, 0].astype(f32)
+            up = up + gate_and_up_proj_bias[e, 1].astype(f32)
+        gate = _clamp(gate, gate_clamp)
+        up = _clamp(up, up_clamp)
+        inter_states = (activation(activation_function, gate.astype(np.float64)) * up).astype(f32)
+        h = inter_states @ down_proj_weight[e].astype(f32)
+        if down_proj_scale is not None:
+            h = h * down_proj_scale[e].astype(f32).reshape(-1)
+        if down_proj_bias is not None:
+            h = h + down_proj_bias[e].astype(f32)
+        if scaling == ExpertAffinityScaleMode.POST_SCALE:
+            h = h * a
+        out[toks] += h
+    return out
+
+
+def _clamp(x: np.ndarray, limits: tuple[float | None, float | None]) -> np.ndarray:
+    lo, hi = limits
+    if lo is None and hi is None:
+        return x
+    return np.clip(x, lo, hi)
+
+
+def relative_error(result: np.ndarray, reference: np.ndarray) -> float:
+    """Relative Frobenius error ``||result - reference|| / ||reference||``."""
+    r = np.asarray(result, dtype=np.float64)
+    g = np.asarray(reference, dtype=np.float64)
+    denom = float(np.linalg.norm(g))
+    return float(np.linalg.norm(r - g)) / (denom if denom else 1.0)
+
+
+__all__ = ["activation", "moe_cte_golden", "relative_error", "routed_pairs"]

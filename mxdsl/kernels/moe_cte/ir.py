@@ -1,0 +1,196 @@
+"""A small builder over xDSL for writing nisa kernels that read like the algorithm.
+
+:class:`KernelBuilder` wraps an insertion point and offers the handful of things the
+MoE-CTE kernels need: index constants (hoisted to the function entry), index arithmetic,
+on-chip allocations, ``memref.subview`` views with static or dynamic offsets and explicit
+rank reduction, ``scf.for`` / ``scf.if`` as context managers, and ``emit(op)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+    f32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from mxdsl.dialects import nisa
+from mxdsl.dialects.nisa import MemorySpace
+
+Index = SSAValue | int
+"""An index operand: an SSA ``index`` value or a Python int (a static value)."""
+
+
+class KernelBuilder:
+    """Builds one ``func.func`` whose arguments are HBM tensors."""
+
+    def __init__(self, name: str, arg_types: Sequence[Attribute]) -> None:
+        self.entry = Block(arg_types=list(arg_types))
+        self.func = func.FuncOp(name, (list(arg_types), []), Region(self.entry))
+        self._builder = Builder(InsertPoint.at_end(self.entry))
+        self._index_consts: dict[int, SSAValue] = {}
+        self._f32_consts: dict[float, SSAValue] = {}
+
+    @property
+    def args(self) -> tuple[SSAValue, ...]:
+        return tuple(self.entry.args)
+
+    # ------------------------------------------------------------- emission
+
+    def emit(self, op: Operation) -> Operation:
+        self._builder.insert(op)
+        return op
+
+    def _const(self, op: Operation) -> SSAValue:
+        """Constants go to the top of the entry block, so they dominate every use."""
+        first = self.entry.first_op
+        if first is None:
+            self.entry.add_op(op)
+        else:
+            self.entry.insert_op_before(op, first)
+        return op.results[0]
+
+    def index(self, value: Index) -> SSAValue:
+        if isinstance(value, SSAValue):
+            return value
+        if value not in self._index_consts:
+            self._index_consts[value] = self._const(
+                arith.ConstantOp(IntegerAttr(value, IndexType()))
+            )
+        return self._index_consts[value]
+
+    def f32(self, value: float) -> SSAValue:
+        value = float(value)
+        if value not in self._f32_consts:
+            self._f32_consts[value] = self._const(arith.ConstantOp(FloatAttr(value, f32)))
+        return self._f32_consts[value]
+
+    # ------------------------------------------------------ index arithmetic
+
+    def add(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if b == 0:
+            return a
+        if a == 0:
+            return b
+        return self.emit(arith.AddiOp(self.index(a), self.index(b))).results[0]
+
+    def sub(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        if b == 0:
+            return a
+        return self.emit(arith.SubiOp(self.index(a), self.index(b))).results[0]
+
+    def mul(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if b == 1:
+            return a
+        if a == 1:
+            return b
+        return self.emit(arith.MuliOp(self.index(a), self.index(b))).results[0]
+
+    def lt(self, a: Index, b: Index) -> SSAValue:
+        return self.emit(arith.CmpiOp(self.index(a), self.index(b), "ult")).results[0]
+
+    def eq(self, a: Index, b: Index) -> SSAValue:
+        return self.emit(arith.CmpiOp(self.index(a), self.index(b), "eq")).results[0]
+
+    # ------------------------------------------------------------- buffers
+
+    def alloc(
+        self, shape: Sequence[int], dtype: Attribute, space: MemorySpace = MemorySpace.SBUF
+    ) -> SSAValue:
+        op = memref.AllocOp([], [], nisa.tile_type(list(shape), dtype, space))
+        return self.emit(op).results[0]
+
+    def view(
+        self,
+        source: SSAValue,
+        offsets: Sequence[Index],
+        sizes: Sequence[int],
+        drop: Sequence[int] = (),
+    ) -> SSAValue:
+        """``memref.subview`` with unit strides; ``drop`` lists (unit) dims to remove."""
+        source_type = source.type
+        assert isinstance(source_type, MemRefType)
+        full = memref.SubviewOp.infer_result_type(
+            source_type, list(offsets), list(sizes), [1] * len(sizes)
+        )
+        layout = full.layout
+        assert isinstance(layout, StridedLayoutAttr)
+        strides = layout.get_strides()
+        keep = [d for d in range(len(sizes)) if d not in set(drop)]
+        for d in drop:
+            assert sizes[d] == 1, f"dropped dim {d} has size {sizes[d]}"
+        result = MemRefType(
+            source_type.element_type,
+            [sizes[d] for d in keep],
+            StridedLayoutAttr([strides[d] for d in keep], layout.get_offset()),
+            source_type.memory_space,
+        )
+        op = memref.SubviewOp.get(
+            source,
+            [self.index(o) if isinstance(o, SSAValue) else o for o in offsets],
+            list(sizes),
+            [1] * len(sizes),
+            result,
+        )
+        return self.emit(op).results[0]
+
+    # ---------------------------------------------------------- structure
+
+    @contextmanager
+    def loop(self, lb: Index, ub: Index, step: int = 1) -> Iterator[SSAValue]:
+        """``scf.for %i = lb to ub step step { ... }``; yields ``%i``."""
+        body = Block(arg_types=[IndexType()])
+        op = scf.ForOp(self.index(lb), self.index(ub), self.index(step), [], Region(body))
+        self.emit(op)
+        outer = self._builder
+        self._builder = Builder(InsertPoint.at_end(body))
+        try:
+            yield body.args[0]
+            self._builder.insert(scf.YieldOp())
+        finally:
+            self._builder = outer
+
+    @contextmanager
+    def when(self, condition: SSAValue) -> Iterator[None]:
+        """``scf.if %condition { ... }``."""
+        body = Block()
+        op = scf.IfOp(condition, [], Region(body))
+        self.emit(op)
+        outer = self._builder
+        self._builder = Builder(InsertPoint.at_end(body))
+        try:
+            yield
+            self._builder.insert(scf.YieldOp())
+        finally:
+            self._builder = outer
+
+    def finish(self) -> ModuleOp:
+        self._builder.insert(func.ReturnOp())
+        module = ModuleOp([self.func])
+        module.verify()
+        return module
+
+
+def is_f32(t: Attribute) -> bool:
+    return isinstance(t, Float32Type)
+
+
+__all__ = ["Index", "KernelBuilder", "is_f32"]
