@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import f32, i32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import ActivationFunction, AluOp, MemorySpace
@@ -138,7 +138,7 @@ class BlockFFN:
             nhc=H // PSUM_FMAX,
         )
         self.sets = sets
-        self.progress_ops: list[nisa.RegisterLoadOp | nisa.MemsetOp] = []
+        self.progress_ops: list[Operation] = []
         self._allocate()
 
     # ------------------------------------------------------------ buffers

@@ -4,7 +4,9 @@ Per token t: ``out[t] = sum over the experts e routed for t of
     scale_post(t, e) * (down_e(act(clamp(gate_e(x'))) * clamp(up_e(x'))) + bias_down_e)``
 with ``x' = a(t, e) * x[t]`` under PRE_SCALE, ``a(t, e)`` the masked router affinity
 ``expert_affinities_masked[t * E + e]``, ``gate_e(x) = (x @ Wg_e) * s_gate_e + b_gate_e``
-(the fp8 dequant scale and the bias each optional; likewise up and down). Everything is
+(the fp8 dequant scale and the bias each optional; likewise up and down). With
+``affinity_on_intermediate`` (ShardOnIConfig.expert_affinity_multiply_on_I) POST_SCALE
+multiplies ``act(gate) * up`` instead, so the down bias is not scaled. Everything is
 computed in float32 from the inputs' values; the result is float32 ``[T, H]`` (the
 padding row T is not part of the answer).
 
@@ -85,6 +87,7 @@ def moe_cte_golden(
     gate_clamp: tuple[float | None, float | None] = (None, None),
     up_clamp: tuple[float | None, float | None] = (None, None),
     active_blocks: Sequence[bool] | None = None,
+    affinity_on_intermediate: bool = False,
 ) -> np.ndarray:
     """The dense reference output ``[T, H]`` in float32 (see the module docstring)."""
     f32 = np.float32
@@ -118,12 +121,16 @@ def moe_cte_golden(
         gate = _clamp(gate, gate_clamp)
         up = _clamp(up, up_clamp)
         inter_states = (activation(activation_function, gate.astype(np.float64)) * up).astype(f32)
+        post = scaling == ExpertAffinityScaleMode.POST_SCALE
+        if post and affinity_on_intermediate:  # ShardOnIConfig.expert_affinity_multiply_on_I
+            inter_states = inter_states * a
+            post = False
         h = inter_states @ down_proj_weight[e].astype(f32)
         if down_proj_scale is not None:
             h = h * down_proj_scale[e].astype(f32).reshape(-1)
         if down_proj_bias is not None:
             h = h + down_proj_bias[e].astype(f32)
-        if scaling == ExpertAffinityScaleMode.POST_SCALE:
+        if post:
             h = h * a
         out[toks] += h
     return out

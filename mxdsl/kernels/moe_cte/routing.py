@@ -167,6 +167,9 @@ def golden_for(
         gate_clamp=options.gate_clamp,
         up_clamp=options.up_clamp,
         active_blocks=inputs.active_blocks,
+        affinity_on_intermediate=bool(
+            kernel_spec.shard_on_I and kernel_spec.shard_on_I.expert_affinity_multiply_on_I
+        ),
     )
 
 
