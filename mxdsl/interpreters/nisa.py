@@ -58,6 +58,7 @@ from mxdsl.dialects import nisa
 from mxdsl.interpreters import OpInterpretationError, is_float_dtype, numpy_dtype, round_to
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
+from mxdsl.numerics.matmul import pe_pass
 from mxdsl.numerics.reference import dequantize_mx_reference, quantize_mx_reference
 
 F32 = np.dtype(np.float32)
@@ -493,7 +494,7 @@ class NisaFunctions(InterpreterFunctions):
     @impl(nisa.NcMatmulOp)
     def run_nc_matmul(self, interpreter: Interpreter, op: nisa.NcMatmulOp, args: PythonValues):
         dst, stationary, moving = args
-        product = np.matmul(to_f32(stationary).T, to_f32(moving))
+        product = pe_pass(to_f32(stationary).T, to_f32(moving))
         _write_matmul(op, dst, product, op.accumulate is not None)
         return ()
 
@@ -503,8 +504,8 @@ class NisaFunctions(InterpreterFunctions):
         lhs = _mx_operand(op, "stationary", stationary, stationary_scale, op.stationary)
         rhs = _mx_operand(op, "moving", moving, moving_scale, op.moving)
         # [M, 4P] x [4P, N]: k = 4p + q, the same K order as the HLO ScaledMatmul on
-        # data laid out with k = 4p + q (one np.matmul of (1, M, K) x (1, K, N)).
-        product = np.matmul(lhs[None], rhs.T[None])[0]
+        # data laid out with k = 4p + q; one PE pass (mxdsl.numerics.matmul).
+        product = pe_pass(lhs, rhs.T)
         _write_matmul(op, dst, product, op.accumulate is not None)
         return ()
 
@@ -672,6 +673,12 @@ def _wrap_i32(value: int) -> int:
 
 def _write_matmul(op: Operation, dst: np.ndarray, product: np.ndarray, accumulate: bool) -> None:
     product = np.asarray(product, dtype=F32)
+    if dst.dtype == F32:  # the common f32 PSUM tile: no temporaries (same f32 rounding)
+        if accumulate:
+            np.add(dst, product, out=dst)
+        else:
+            dst[...] = product
+        return
     if accumulate:
         product = to_f32(dst) + product
     dst[...] = round_to(product, dst.dtype)
