@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mxdsl.interpreters import make_interpreter
-from mxdsl.interpreters.bir import BirFunctions, machine
+from mxdsl.interpreters.bir import machine
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
 
@@ -65,7 +65,386 @@ def test_dma_round_trip_with_strides_conversion_and_partition_offset():
     interp = run(body, f"%x: {tx}, %out: {to}", x, out)
     np.testing.assert_array_equal(out, x.astype(BF16).astype(np.float32).T)
     sbuf = machine(interp).sbuf
-    assert (sbuf[:4] == 0xFF).all() and (sbuf[4:12, :64] == 0xFF).all()
+    assert (sbuf[:4] == 0xFF).all()
+    assert (sbuf[4:12, :64] == 0xFF).all()
     np.testing.assert_array_equal(
         sbuf[4:12, 64:96].view(BF16).astype(np.float32), x.astype(BF16).astype(np.float32)
     )
+
+
+def test_dma_dynamic_offset_and_run_time_bounds():
+    x = np.arange(64, dtype=np.float32).reshape(4, 16)
+    out = np.zeros((2, 4, 4), np.float32)
+    tx, to = mt("4x16", "f32"), mt("2x4x4", "f32")
+    body = (
+        "  %c16 = arith.constant 16 : index\n"
+        "  %c64 = arith.constant 64 : index\n"
+        # columns 4..7 of every row (dynamic +16 bytes) -> out[1] (dynamic +64 bytes)
+        + load(sb(4, "[[1, 4]]", F32), hb("[[16, 4], [1, 4]]", F32), "x", tx).rstrip("\n")
+        + " offset %c16\n"
+        + f"  bir.dma {hb('[[4, 4], [1, 4]]', F32)} of %out : {to} offset %c64, {sb(4, '[[1, 4]]', F32)}\n"
+    )
+    run(body, f"%x: {tx}, %out: {to}", x, out)
+    np.testing.assert_array_equal(out[1], x[:, 4:8])
+    np.testing.assert_array_equal(out[0], 0)
+
+    bad = (
+        "  %c256 = arith.constant 256 : index\n"
+        + load(sb(4, "[[1, 4]]", F32), hb("[[16, 4], [1, 4]]", F32), "x", tx).rstrip("\n")
+        + " offset %c256\n"
+    )
+    with pytest.raises(
+        Exception,
+        match=r"src touches bytes \[256, 464\) with its run-time offset, outside the 256 bytes of its hbm tensor",
+    ):
+        run(bad, f"%x: {tx}", x)
+
+
+def test_dma_x4_containers_are_bytes():
+    words = RNG.integers(0, 2**32, size=(32, 4), dtype=np.uint32)
+    out = np.zeros_like(words)
+    t = mt("32x4", "!nisa.float8_e4m3fn_x4")
+    body = load(sb(32, "[[1, 4]]", E4X4), hb("[[4, 32], [1, 4]]", E4X4), "w", t) + store(
+        hb("[[4, 32], [1, 4]]", E4X4), "out", t, sb(32, "[[1, 4]]", E4X4)
+    )
+    interp = run(body, f"%w: {t}, %out: {t}", words, out)
+    np.testing.assert_array_equal(out, words)
+    # lane q of container j is byte 4j + q of the partition
+    np.testing.assert_array_equal(machine(interp).sbuf[:32, :16], words.view(np.uint8))
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_dma_indirect_gather_and_scatter(skip: bool):
+    table = RNG.standard_normal((10, 8)).astype(np.float32)
+    idx = np.array([[3], [9], [0], [-1], [7], [3]], np.int32)
+    gathered = np.full((6, 8), 5.0, np.float32)
+    scattered = np.zeros((10, 8), np.float32)
+    tt, ti, tg = mt("10x8", "f32"), mt("6x1", "i32"), mt("6x8", "f32")
+    mode = " oob_mode skip" if skip else ""
+    body = (
+        load(sb(6, "[[1, 1]]", I32), hb("[[1, 6], [1, 1]]", I32), "idx", ti)
+        + load(sb(6, "[[1, 8]]", F32, off=64), hb("[[8, 6], [1, 8]]", F32), "g", tg)
+        + f"  bir.dma_indirect {sb(6, '[[1, 8]]', F32, off=64)}, {hb('[[8, 6], [1, 8]]', F32)} of %table : {tt} index {sb(6, '[[1, 1]]', I32)} dim 0 bound 10{mode}\n"
+        + store(hb("[[8, 6], [1, 8]]", F32), "g", tg, sb(6, "[[1, 8]]", F32, off=64))
+        + f"  bir.dma_indirect {hb('[[8, 6], [1, 8]]', F32)} of %s : {tt}, {sb(6, '[[1, 8]]', F32, off=64)} index {sb(6, '[[1, 1]]', I32)} dim 0 bound 10 scatter{mode}\n"
+    )
+    args = f"%table: {tt}, %idx: {ti}, %g: {tg}, %s: {tt}"
+    if not skip:
+        with pytest.raises(
+            Exception, match=r"indirect DMA index -1 at position 3 is outside \[0, 10\)"
+        ):
+            run(body, args, table, idx, gathered, scattered)
+        return
+    run(body, args, table, idx, gathered, scattered)
+    expected = np.full((6, 8), 5.0, np.float32)
+    for i, j in enumerate(idx[:, 0]):
+        if 0 <= j < 10:
+            expected[i] = table[j]
+    np.testing.assert_array_equal(gathered, expected)
+    expected_scatter = np.zeros((10, 8), np.float32)
+    for i, j in enumerate(idx[:, 0]):
+        if 0 <= j < 10:
+            expected_scatter[j] = expected[i]
+    np.testing.assert_array_equal(scattered, expected_scatter)
+
+
+def test_dma_indirect_along_an_inner_pair():
+    table = RNG.standard_normal((4, 16)).astype(np.float32)
+    cols = np.array([15, 0, 3], np.int32)
+    out = np.zeros((4, 3), np.float32)
+    tt, tc, to = mt("4x16", "f32"), mt("3", "i32"), mt("4x3", "f32")
+    body = (
+        load(sb(3, "[[1, 1]]", I32, off=512), hb("[[1, 3], [1, 1]]", I32), "cols", tc)
+        + f"  bir.dma_indirect {sb(4, '[[1, 3]]', F32)}, {hb('[[16, 4], [1, 3]]', F32)} of %table : {tt} index {sb(3, '[[1, 1]]', I32, off=512)} dim 1 bound 16\n"
+        + store(hb("[[3, 4], [1, 3]]", F32), "out", to, sb(4, "[[1, 3]]", F32))
+    )
+    run(body, f"%table: {tt}, %cols: {tc}, %out: {to}", table, cols, out)
+    np.testing.assert_array_equal(out, table[:, cols])
+
+
+@pytest.mark.parametrize(
+    ("dtype", "code", "value"),
+    [(np.float32, F32, -2.5), (BF16, BF, 3.0), (np.int32, I32, 7.0), (np.uint32, E4X4, 0.0)],
+)
+def test_memset(dtype, code, value):
+    out = np.zeros((4, 6), dtype)
+    t = mt("4x6", {F32: "f32", BF: "bf16", I32: "i32", E4X4: "!nisa.float8_e4m3fn_x4"}[code])
+    body = f"  bir.memset {sb(4, '[[1, 6]]', code)}, {value!r}\n" + store(
+        hb("[[6, 4], [1, 6]]", code), "out", t, sb(4, "[[1, 6]]", code)
+    )
+    run(body, f"%out: {t}", out)
+    np.testing.assert_array_equal(out, np.full((4, 6), value, np.float64).astype(dtype))
+
+
+def test_uninitialized_sbuf_reads_nan():
+    out = np.zeros((2, 3), np.float32)
+    t = mt("2x3", "f32")
+    run(
+        store(hb("[[3, 2], [1, 3]]", F32), "out", t, sb(2, "[[1, 3]]", F32, off=400)),
+        f"%out: {t}",
+        out,
+    )
+    assert np.isnan(out).all()
+
+
+def test_tensor_copy_rounds_and_walks_strided_patterns():
+    x = RNG.standard_normal((4, 8)).astype(np.float32) * 100
+    out = np.zeros((4, 4), BF16)
+    tx, to = mt("4x8", "f32"), mt("4x4", "bf16")
+    body = (
+        load(ps(4, "[[1, 8]]", F32), hb("[[8, 4], [1, 8]]", F32), "x", tx).replace("psum", "sbuf")
+        + f"  bir.tensor_copy {sb(4, '[[1, 4]]', BF, off=1024)}, {sb(4, '[[2, 4]]', F32, off=4)}\n"
+        + store(hb("[[4, 4], [1, 4]]", BF), "out", to, sb(4, "[[1, 4]]", BF, off=1024))
+    )
+    run(body, f"%x: {tx}, %out: {to}", x, out)
+    np.testing.assert_array_equal(out.view(np.uint16), x[:, 1::2].astype(BF16).view(np.uint16))
+
+
+def test_tensor_copy_reverses_with_a_negative_step():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = np.zeros((3, 4), np.float32)
+    t = mt("3x4", "f32")
+    body = (
+        load(sb(3, "[[1, 4]]", F32), hb("[[4, 3], [1, 4]]", F32), "x", t)
+        + f"  bir.tensor_copy {sb(3, '[[1, 4]]', F32, off=64)}, {sb(3, '[[-1, 4]]', F32, off=12)}\n"
+        + store(hb("[[4, 3], [1, 4]]", F32), "out", t, sb(3, "[[1, 4]]", F32, off=64))
+    )
+    run(body, f"%x: {t}, %out: {t}", x, out)
+    np.testing.assert_array_equal(out, x[:, ::-1])
+
+
+def _elementwise(
+    body: str, *tiles: tuple[str, np.ndarray, int, str], out: np.ndarray, out_code: int, out_t: str
+):
+    """Load each (name, array, code, type) into sbuf at 1 KiB slots, run body, store out."""
+    text, args = "", []
+    for i, (name, array, code, t) in enumerate(tiles):
+        p, f = array.shape
+        text += load(
+            sb(p, f"[[1, {f}]]", code, off=1024 * i),
+            hb(f"[[{f}, {p}], [1, {f}]]", code),
+            name,
+            mt(f"{p}x{f}", t),
+        )
+        args.append(f"%{name}: {mt(f'{p}x{f}', t)}")
+    p, f = out.shape
+    text += body + store(
+        hb(f"[[{f}, {p}], [1, {f}]]", out_code),
+        "out",
+        mt(f"{p}x{f}", out_t),
+        sb(p, f"[[1, {f}]]", out_code, off=8192),
+    )
+    args.append(f"%out: {mt(f'{p}x{f}', out_t)}")
+    run(text, ", ".join(args), *(a for _, a, _, _ in tiles), out)
+
+
+def test_tensor_tensor_f32_add_into_bf16_and_psum_operand():
+    a = RNG.standard_normal((8, 16)).astype(np.float32)
+    b = RNG.standard_normal((8, 16)).astype(BF16)
+    out = np.zeros((8, 16), BF16)
+    body = (
+        f"  bir.tensor_copy {ps(8, '[[1, 16]]', F32)}, {sb(8, '[[1, 16]]', F32)}\n"
+        f"  bir.tensor_tensor {sb(8, '[[1, 16]]', BF, off=8192)}, add {ps(8, '[[1, 16]]', F32)}, {sb(8, '[[1, 16]]', BF, off=1024)}\n"
+    )
+    _elementwise(
+        body, ("a", a, F32, "f32"), ("b", b, BF, "bf16"), out=out, out_code=BF, out_t="bf16"
+    )
+    expected = (a + b.astype(np.float32)).astype(BF16)
+    np.testing.assert_array_equal(out.view(np.uint16), expected.view(np.uint16))
+
+
+def test_tensor_tensor_integer_ops_are_exact():
+    a = RNG.integers(-(2**30), 2**30, size=(4, 8), dtype=np.int32)
+    b = RNG.integers(-(2**30), 2**30, size=(4, 8), dtype=np.int32)
+    for op, expected in (
+        ("add", a + b),
+        ("bitwise_xor", a ^ b),
+        ("multiply", (a.astype(np.int64) * b).astype(np.int32)),
+    ):
+        out = np.zeros((4, 8), np.int32)
+        body = f"  bir.tensor_tensor {sb(4, '[[1, 8]]', I32, off=8192)}, {op} {sb(4, '[[1, 8]]', I32)}, {sb(4, '[[1, 8]]', I32, off=1024)}\n"
+        _elementwise(
+            body, ("a", a, I32, "i32"), ("b", b, I32, "i32"), out=out, out_code=I32, out_t="i32"
+        )
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_tensor_scalar_immediates_reverse_and_column():
+    x = RNG.standard_normal((8, 16)).astype(np.float32)
+    col = RNG.standard_normal((8, 1)).astype(np.float32)
+    out = np.zeros((8, 16), np.float32)
+    body = (
+        f"  bir.tensor_scalar {sb(8, '[[1, 16]]', F32, off=8192)}, {sb(8, '[[1, 16]]', F32)}, "
+        f"multiply 3.0 : f32, reverse subtract {sb(8, '[[1, 1]]', F32, off=1024)}\n"
+    )
+    _elementwise(
+        body, ("x", x, F32, "f32"), ("c", col, F32, "f32"), out=out, out_code=F32, out_t="f32"
+    )
+    np.testing.assert_array_equal(out, col - x * np.float32(3.0))
+
+
+def test_tensor_scalar_bitwise_immediate():
+    x = RNG.integers(0, 2**31, size=(4, 8), dtype=np.int32)
+    out = np.zeros((4, 8), np.int32)
+    body = (
+        f"  bir.tensor_scalar {sb(4, '[[1, 8]]', I32, off=8192)}, {sb(4, '[[1, 8]]', I32)}, "
+        "right_shift 3 : i32, bitwise_and 255 : i32\n"
+    )
+    _elementwise(body, ("x", x, I32, "i32"), out=out, out_code=I32, out_t="i32")
+    np.testing.assert_array_equal(out, (x >> 3) & 255)
+
+
+def test_activation_silu_with_scale_and_bias_column():
+    x = RNG.standard_normal((8, 16)).astype(np.float32)
+    bias = RNG.standard_normal((8, 1)).astype(np.float32)
+    out = np.zeros((8, 16), BF16)
+    body = (
+        f"  bir.activation {sb(8, '[[1, 16]]', BF, off=8192)}, silu {sb(8, '[[1, 16]]', F32)} "
+        f"scale 0.5 : f32 bias {sb(8, '[[1, 1]]', F32, off=1024)}\n"
+    )
+    _elementwise(
+        body, ("x", x, F32, "f32"), ("b", bias, F32, "f32"), out=out, out_code=BF, out_t="bf16"
+    )
+    z = (x * np.float32(0.5) + bias).astype(np.float64)
+    expected = (z / (1.0 + np.exp(-z))).astype(np.float32).astype(BF16)
+    np.testing.assert_array_equal(out.view(np.uint16), expected.view(np.uint16))
+
+
+@pytest.mark.parametrize(
+    ("dst_code", "dst_t", "dst_np"), [(F32, "f32", np.float32), (BF, "bf16", BF16)]
+)
+def test_matmult_overwrite_then_accumulate(dst_code, dst_t, dst_np):
+    k, m, n = 64, 32, 48
+    s1 = RNG.standard_normal((k, m)).astype(BF16)
+    v1 = RNG.standard_normal((k, n)).astype(BF16)
+    s2 = RNG.standard_normal((k, m)).astype(BF16)
+    v2 = RNG.standard_normal((k, n)).astype(BF16)
+    out = np.zeros((m, n), dst_np)
+    dst = ps(m, f"[[1, {n}]]", dst_code, off=2048)
+    body = (
+        f"  bir.matmult {dst}, {sb(k, f'[[1, {m}]]', BF)}, {sb(k, f'[[1, {n}]]', BF, off=1024)}\n"
+        f"  bir.matmult {dst}, {sb(k, f'[[1, {m}]]', BF, off=2048)}, {sb(k, f'[[1, {n}]]', BF, off=3072)} accumulate\n"
+        f"  bir.tensor_copy {sb(m, f'[[1, {n}]]', dst_code, off=8192)}, {dst}\n"
+    )
+    _elementwise(
+        body,
+        ("s1", s1, BF, "bf16"),
+        ("v1", v1, BF, "bf16"),
+        ("s2", s2, BF, "bf16"),
+        ("v2", v2, BF, "bf16"),
+        out=out,
+        out_code=dst_code,
+        out_t=dst_t,
+    )
+    first = np.matmul(s1.astype(np.float32).T, v1.astype(np.float32)).astype(dst_np)
+    second = np.matmul(s2.astype(np.float32).T, v2.astype(np.float32))
+    expected = (first.astype(np.float32) + second).astype(dst_np)
+    np.testing.assert_array_equal(out.astype(np.float32), expected.astype(np.float32))
+
+
+def test_cast_fp8_saturate_versus_plain_rne():
+    row = np.array([1.0, -500.0, 1e6, np.inf, -np.inf, np.nan, 0.3, 448.0], np.float32)
+    x = np.repeat(row[None], 2, axis=0)
+    sat = np.zeros((2, 8), np.uint8)
+    plain = np.zeros((2, 8), np.uint8)
+    t8, tx = mt("2x8", "ui8"), mt("2x8", "f32")
+    body = (
+        load(sb(2, "[[1, 8]]", F32), hb("[[8, 2], [1, 8]]", F32), "x", tx)
+        + f"  bir.cast {sb(2, '[[1, 8]]', E4, off=4096)}, {sb(2, '[[1, 8]]', F32)} saturate nan_suppress\n"
+        + f"  bir.cast {sb(2, '[[1, 8]]', E4, off=5120)}, {sb(2, '[[1, 8]]', F32)}\n"
+        + store(hb("[[8, 2], [1, 8]]", U8), "sat", t8, sb(2, "[[1, 8]]", U8, off=4096))
+        + store(hb("[[8, 2], [1, 8]]", U8), "plain", t8, sb(2, "[[1, 8]]", U8, off=5120))
+    )
+    run(body, f"%x: {tx}, %sat: {t8}, %plain: {t8}", x, sat, plain)
+    e4 = ml_dtypes.float8_e4m3fn
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.testing.assert_array_equal(plain, x.astype(e4).view(np.uint8))  # overflow -> NaN
+    # saturate: overflow and +-Inf -> +-448 (0x7E / 0xFE), NaN -> the canonical NaN
+    point3 = int(np.float32(0.3).astype(e4).view(np.uint8))
+    expected = np.array([0x38, 0xFE, 0x7E, 0x7E, 0xFE, 0x7F, point3, 0x7E], np.uint8)
+    np.testing.assert_array_equal(sat, np.repeat(expected[None], 2, axis=0))
+
+
+@pytest.mark.parametrize(
+    ("code", "t", "fmt"),
+    [
+        (E4X4, "!nisa.float8_e4m3fn_x4", ml_dtypes.float8_e4m3fn),
+        (E5X4, "!nisa.float8_e5m2_x4", ml_dtypes.float8_e5m2),
+    ],
+)
+def test_cast_packs_and_unpacks_fp8_x4(code, t, fmt):
+    x = RNG.standard_normal((4, 16)).astype(np.float32) * 8
+    packed = np.zeros((4, 4), np.uint32)
+    back = np.zeros((4, 16), np.float32)
+    body = (
+        load(sb(4, "[[1, 16]]", F32), hb("[[16, 4], [1, 16]]", F32), "x", mt("4x16", "f32"))
+        + f"  bir.cast {sb(4, '[[1, 4]]', code, off=1024)}, {sb(4, '[[1, 16]]', F32)} saturate\n"
+        + f"  bir.cast {sb(4, '[[1, 16]]', F32, off=2048)}, {sb(4, '[[1, 4]]', code, off=1024)}\n"
+        + store(hb("[[4, 4], [1, 4]]", code), "p", mt("4x4", t), sb(4, "[[1, 4]]", code, off=1024))
+        + store(
+            hb("[[16, 4], [1, 16]]", F32), "b", mt("4x16", "f32"), sb(4, "[[1, 16]]", F32, off=2048)
+        )
+    )
+    run(
+        body,
+        f"%x: {mt('4x16', 'f32')}, %p: {mt('4x4', t)}, %b: {mt('4x16', 'f32')}",
+        x,
+        packed,
+        back,
+    )
+    codes = x.astype(fmt)
+    np.testing.assert_array_equal(packed.view(np.uint8).reshape(4, 16), codes.view(np.uint8))
+    np.testing.assert_array_equal(back, codes.astype(np.float32))
+
+
+def test_cast_fp4_x4_round_trip_through_the_lane_remap():
+    from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1
+    from mxdsl.numerics.packing import pack_fp4_x4
+
+    x = RNG.standard_normal((4, 16)).astype(np.float32) * 4
+    packed = np.zeros((4, 4), np.uint16)
+    back = np.zeros((4, 16), np.float32)
+    t = "!nisa.float4_e2m1fn_x4"
+    body = (
+        load(sb(4, "[[1, 16]]", F32), hb("[[16, 4], [1, 16]]", F32), "x", mt("4x16", "f32"))
+        + f"  bir.cast {sb(4, '[[1, 4]]', F4X4, off=1024)}, {sb(4, '[[1, 16]]', F32)}\n"
+        + f"  bir.cast {sb(4, '[[1, 16]]', F32, off=2048)}, {sb(4, '[[1, 4]]', F4X4, off=1024)}\n"
+        + store(hb("[[4, 4], [1, 4]]", F4X4), "p", mt("4x4", t), sb(4, "[[1, 4]]", F4X4, off=1024))
+        + store(
+            hb("[[16, 4], [1, 16]]", F32), "b", mt("4x16", "f32"), sb(4, "[[1, 16]]", F32, off=2048)
+        )
+    )
+    run(
+        body,
+        f"%x: {mt('4x16', 'f32')}, %p: {mt('4x4', t)}, %b: {mt('4x16', 'f32')}",
+        x,
+        packed,
+        back,
+    )
+    nibbles = encode_e2m1(x)
+    np.testing.assert_array_equal(packed, pack_fp4_x4(nibbles))
+    np.testing.assert_array_equal(back, decode_e2m1(nibbles))
+
+
+def test_each_core_has_its_own_on_chip_memory():
+    from mxdsl.interpreters.spmd import run_spmd
+
+    out = np.zeros((2, 4), np.float32)
+    t = mt("2x4", "f32")
+    body = (
+        "  %id = nisa.program_id\n"
+        "  %c1 = arith.constant 1 : index\n"
+        "  %c16 = arith.constant 16 : index\n"
+        "  %o = arith.muli %id, %c16 : index\n"
+        "  %second = arith.cmpi eq, %id, %c1 : index\n"
+        f"  bir.memset {sb(1, '[[1, 4]]', F32)}, 1.0\n"
+        "  scf.if %second {\n"
+        f"    bir.memset {sb(1, '[[1, 4]]', F32)}, 2.0\n"
+        "  }\n"
+        f"  bir.dma {hb('[[1, 4]]', F32)} of %out : {t} offset %o, {sb(1, '[[1, 4]]', F32)}\n"
+    )
+    ctx = _context()
+    module, _ = parse_located(ctx, f"func.func @main(%out: {t}) {{\n{body}\n  func.return\n}}", "t")
+    module.verify()
+    run_spmd(lambda ls: make_interpreter(module, ctx, listeners=ls), "main", (out,), 2)
+    np.testing.assert_array_equal(out, [[1.0] * 4, [2.0] * 4])
