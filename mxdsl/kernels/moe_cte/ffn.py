@@ -153,7 +153,8 @@ class BlockFFN:
         self.aidx = kb.alloc([PMAX, 1], i32)
         self.e_i = kb.alloc([PMAX], i32)
         self.e_f = kb.alloc([PMAX], f32)
-        self.x = kb.alloc([PMAX, g.H], io)
+        self.x = kb.alloc([PMAX, g.H], io)  # gathered hidden rows
+        self.x3 = kb.expand(self.x, [[PMAX], [g.kt, PMAX]])  # the same, in 128-column tiles
         self.tp = kb.alloc([PMAX, PMAX], io, S.PSUM)
         self.xT = kb.alloc([PMAX, self.sets, g.kt, g.Bc], io)
         self.wgu = kb.alloc([PMAX, g.kt, 2, g.chunk], io)
@@ -218,10 +219,11 @@ class BlockFFN:
                 )
                 if self.pre_scale:
                     kb.emit(nisa.TensorScalarOp(self.x, self.x, AluOp.MULTIPLY, affc))
+            j0 = kb.mul(j, PMAX)
             with kb.loop(0, g.kt) as k:
-                xk = kb.view(self.x, [0, kb.mul(k, PMAX)], [PMAX, PMAX])
+                xk = kb.view(self.x3, [0, k, 0], [PMAX, 1, PMAX], drop=[1])
                 kb.emit(nisa.NcTransposeOp(self.tp, xk))
-                dst = kb.view(self.xT, [0, s, k, kb.mul(j, PMAX)], [PMAX, 1, 1, PMAX], drop=[1, 2])
+                dst = kb.view(self.xT, [0, s, k, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
                 kb.emit(nisa.TensorCopyOp(dst, self.tp))
         if self.aff_on_i:
             self._affinity_rows(s)
@@ -362,23 +364,23 @@ class BlockFFN:
         if self.bias:
             row = kb.view(self.arg["down_proj_bias"], [e, 0], [1, g.H])
             kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
-        with kb.loop(0, g.nbt) as bt, kb.loop(0, g.nhc) as hc:
-            h0 = kb.mul(hc, PSUM_FMAX)
-            for t0, t1, accumulate in ((0, 1, False), (1, g.n_it, True)):
-                if t1 <= t0:
-                    continue
-                with kb.loop(t0, t1) as t:
-                    stationary = kb.view(
-                        self.inter, [0, t, kb.mul(bt, PMAX)], [g.it, 1, PMAX], drop=[1]
-                    )
-                    moving = kb.view(self.wd, [0, t, h0], [g.it, 1, PSUM_FMAX], drop=[1])
-                    kb.emit(nisa.NcMatmulOp(self.pd, stationary, moving, accumulate=accumulate))
-            dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
-            if self.fp8:
-                scale = kb.view(self.dsc, [0, h0], [PMAX, PSUM_FMAX])
-                kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.pd, scale))
-            else:
-                kb.emit(nisa.TensorCopyOp(dst, self.pd))
+        with kb.loop(0, g.nbt) as bt:
+            b0 = kb.mul(bt, PMAX)
+            with kb.loop(0, g.nhc) as hc:
+                h0 = kb.mul(hc, PSUM_FMAX)
+                for t0, t1, accumulate in ((0, 1, False), (1, g.n_it, True)):
+                    if t1 <= t0:
+                        continue
+                    with kb.loop(t0, t1) as t:
+                        stationary = kb.view(self.inter, [0, t, b0], [g.it, 1, PMAX], drop=[1])
+                        moving = kb.view(self.wd, [0, t, h0], [g.it, 1, PSUM_FMAX], drop=[1])
+                        kb.emit(nisa.NcMatmulOp(self.pd, stationary, moving, accumulate=accumulate))
+                dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
+                if self.fp8:
+                    scale = kb.view(self.dsc, [0, h0], [PMAX, PSUM_FMAX])
+                    kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.pd, scale))
+                else:
+                    kb.emit(nisa.TensorCopyOp(dst, self.pd))
 
     # ------------------------------------------------------ 4. finish
 

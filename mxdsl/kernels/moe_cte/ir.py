@@ -14,14 +14,18 @@ from contextlib import contextmanager
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
     Float32Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    NoneAttr,
     StridedLayoutAttr,
     f32,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -149,6 +153,27 @@ class KernelBuilder:
             list(sizes),
             [1] * len(sizes),
             result,
+        )
+        return self.emit(op).results[0]
+
+    def expand(self, source: SSAValue, groups: Sequence[Sequence[int]]) -> SSAValue:
+        """``memref.expand_shape`` of a contiguous buffer: ``groups[d]`` is the shape that
+        source dim d splits into (e.g. ``[[128], [24, 128]]``)."""
+        source_type = source.type
+        assert isinstance(source_type, MemRefType)
+        shape = [n for group in groups for n in group]
+        reassociation, d = [], 0
+        for group in groups:
+            reassociation.append(ArrayAttr([IntegerAttr(d + k, i64) for k in range(len(group))]))
+            d += len(group)
+        result = MemRefType(source_type.element_type, shape, NoneAttr(), source_type.memory_space)
+        op = memref.ExpandShapeOp.create(
+            operands=[source],
+            result_types=[result],
+            properties={
+                "reassociation": ArrayAttr(reassociation),
+                "static_output_shape": DenseArrayBase.from_list(i64, shape),
+            },
         )
         return self.emit(op).results[0]
 
