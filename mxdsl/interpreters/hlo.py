@@ -7,8 +7,10 @@ tuples of them. Every op is one vectorised numpy computation:
 * ``hlo.tuple`` / ``hlo.get_tuple_element``: Python tuples.
 * ``hlo.convert``: :func:`mxdsl.interpreters.round_to` (RNE, saturating float -> int).
 * ``hlo.dot_general``: float operands are widened exactly to float32 (float64 if an
-  operand or the result is f64) and multiplied with ``np.matmul``; the result is rounded
-  once to the result type. Integer dots accumulate in int64 and wrap.
+  operand or the result is f64) and multiplied in the PE/PSUM order of
+  :mod:`mxdsl.numerics.matmul` (K tiles of 128, each summed in float64 and rounded to
+  fp32, tiles added in fp32); the result is rounded once to the result type. Integer
+  dots accumulate in int64 and wrap.
 * ``hlo.custom_call``: dispatched on the call target through a registry
   (:func:`register_custom_call_impl`); mxdsl registers ``QuantizeMX``,
   ``__op$block_scaled_dot`` and the legalized ``QuantizeMX_*`` / ``ScaledMatmul_*``
@@ -60,6 +62,7 @@ from mxdsl.interpreters import (
     round_to,
 )
 from mxdsl.numerics import MxFormat, dequantize_mx_packed, quantize_mx_packed
+from mxdsl.numerics.matmul import MATMUL_K_TILE, MX_MATMUL_K_TILE, k_tiled_matmul
 
 # ------------------------------------------------------------ custom call registry
 
@@ -184,10 +187,13 @@ def dot_general(
     batching_dims: tuple[Sequence[int], Sequence[int]],
     contracting_dims: tuple[Sequence[int], Sequence[int]],
     accumulation: np.dtype[Any],
+    k_tile: int = MATMUL_K_TILE,
 ) -> np.ndarray:
     """The StableHLO dot_general of ``lhs`` and ``rhs`` (already in ``accumulation``):
-    result dims are batch, lhs free, rhs free. One ``np.matmul`` over
-    ``(batch, M, K) x (batch, K, N)``; its summation order is numpy's (BLAS for floats)."""
+    result dims are batch, lhs free, rhs free, over ``(batch, M, K) x (batch, K, N)``.
+    An fp32 accumulation follows the PE/PSUM order of :mod:`mxdsl.numerics.matmul`
+    (K tiles of ``k_tile``), so the lowered kernels agree bit for bit; float64 and
+    integer dots are one ``np.matmul``."""
     (lhs_batch, rhs_batch), (lhs_contract, rhs_contract) = batching_dims, contracting_dims
     lhs_free = [d for d in range(lhs.ndim) if d not in (*lhs_batch, *lhs_contract)]
     rhs_free = [d for d in range(rhs.ndim) if d not in (*rhs_batch, *rhs_contract)]
@@ -200,7 +206,12 @@ def dot_general(
     k = int(np.prod([lhs.shape[d] for d in lhs_contract], dtype=np.int64))
     lhs3 = np.transpose(lhs, (*lhs_batch, *lhs_free, *lhs_contract)).reshape(b, m, k)
     rhs3 = np.transpose(rhs, (*rhs_batch, *rhs_contract, *rhs_free)).reshape(b, k, n)
-    out = np.matmul(lhs3.astype(accumulation, copy=False), rhs3.astype(accumulation, copy=False))
+    lhs3 = lhs3.astype(accumulation, copy=False)
+    rhs3 = rhs3.astype(accumulation, copy=False)
+    if accumulation == np.dtype(np.float32):
+        out = k_tiled_matmul(lhs3, rhs3, k_tile)
+    else:
+        out = np.matmul(lhs3, rhs3)
     return out.reshape(*batch_shape, *lhs_free_shape, *rhs_free_shape)
 
 
@@ -213,7 +224,8 @@ def scaled_matmul(
 ) -> np.ndarray:
     """The MX block-scaled dot (both ``__op$block_scaled_dot`` and ``ScaledMatmul_*``):
     dequantize each side along its contracting dim (:mod:`mxdsl.numerics`), multiply and
-    accumulate in float32 (:func:`dot_general`), round once to the result type."""
+    accumulate in float32 over K tiles of 512 (128 partitions x 4 lanes, the
+    ``nc_matmul_mx`` pass; :func:`dot_general`), round once to the result type."""
     lhs, rhs, lhs_scale, rhs_scale = operands
     fmt = _mx_format(op, element_dtype)
     lhs_c, rhs_c = contracting_dims
@@ -225,6 +237,7 @@ def scaled_matmul(
         batching_dims,
         ((lhs_c,), (rhs_c,)),
         np.dtype(np.float32),
+        MX_MATMUL_K_TILE,
     )
     assert isinstance(op.result.type, TensorType)
     return round_to(out, numpy_dtype(op.result.type.get_element_type()))

@@ -373,10 +373,11 @@ def test_nc_matmul_mx_matches_scaled_matmul():
     fmt = MxFormat.E4M3FN
     lc, ls = quantize_mx_reference(lhs, fmt, logical_block_shape(2, 1))
     rc, rs = quantize_mx_reference(rhs, fmt, logical_block_shape(2, 1))
+    # one PE pass (K = 256 <= 512): the products summed in float64, rounded once to fp32
     expected = (
-        dequantize_mx_reference(lc, ls, fmt, (1, 32))[None]
-        @ dequantize_mx_reference(rc, rs, fmt, (1, 32)).T[None]
-    )[0]
+        dequantize_mx_reference(lc, ls, fmt, (1, 32)).astype(np.float64)
+        @ dequantize_mx_reference(rc, rs, fmt, (1, 32)).astype(np.float64).T
+    ).astype(np.float32)
 
     def nisa_side(codes, scale, f):
         data = codes.reshape(f, p_, 4).transpose(1, 0, 2).copy().view("<u4")[..., 0]

@@ -1,0 +1,61 @@
+"""The one matmul accumulation order, shared by every level.
+
+"One semantics at three levels" (design) needs the dot products of hlo ``dot_general`` /
+``ScaledMatmul_*``, nisa ``nc_matmul`` / ``nc_matmul_mx`` and bir ``matmult`` /
+``matmult_mx`` to round identically, and a plain ``np.matmul`` in fp32 sums in BLAS's
+unspecified order. So the order is defined here, as the PE array and PSUM do it:
+
+* one PE pass contracts at most one K tile — 128 partitions for ``nc_matmul``,
+  128 partitions x 4 packed lanes = 512 elements for ``nc_matmul_mx`` — and its products
+  are summed in float64 and rounded once to fp32 (:func:`pe_pass`);
+* PSUM accumulates the passes in K order, in fp32 (:func:`k_tiled_matmul`), the first
+  pass overwriting.
+
+The hlo interpreter runs :func:`k_tiled_matmul` with the tile size the lowering uses, the
+nisa and bir interpreters run one :func:`pe_pass` per instruction and add into PSUM, so
+the three levels agree bit for bit. (Inside a pass the float64 sum is exact whenever the
+products' exponents span less than about 29 binades; beyond that BLAS order could in
+principle move a result across an fp32 rounding boundary, with probability ~2^-29 per
+element.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+MATMUL_K_TILE = 128
+"""Contraction elements per ``nc_matmul`` pass: the 128 partitions."""
+
+MX_MATMUL_K_TILE = 128 * 4
+"""Contraction elements per ``nc_matmul_mx`` pass: 128 partitions x 4 packed lanes."""
+
+
+def pe_pass(lhs: npt.ArrayLike, rhs: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """One PE-array pass ``lhs[..., M, K] @ rhs[..., K, N]``: the K products summed in
+    float64 and rounded once to fp32."""
+    lhs64 = np.asarray(lhs, dtype=np.float64)
+    rhs64 = np.asarray(rhs, dtype=np.float64)
+    return np.matmul(lhs64, rhs64).astype(np.float32)
+
+
+def k_tiled_matmul(lhs: npt.ArrayLike, rhs: npt.ArrayLike, k_tile: int) -> npt.NDArray[np.float32]:
+    """``lhs[..., M, K] @ rhs[..., K, N]`` as PSUM computes it: K split into tiles of
+    ``k_tile`` from 0 (the last one partial), one :func:`pe_pass` each, summed in K order
+    in fp32."""
+    if k_tile <= 0:
+        raise ValueError(f"k_tile must be positive, got {k_tile}")
+    lhs_arr = np.asarray(lhs)
+    rhs_arr = np.asarray(rhs)
+    k = lhs_arr.shape[-1]
+    if rhs_arr.shape[-2] != k:
+        raise ValueError(f"contraction sizes differ: {k} vs {rhs_arr.shape[-2]}")
+    if k == 0:
+        shape = np.broadcast_shapes(lhs_arr.shape[:-2], rhs_arr.shape[:-2])
+        return np.zeros((*shape, lhs_arr.shape[-2], rhs_arr.shape[-1]), dtype=np.float32)
+    accumulator = pe_pass(lhs_arr[..., :k_tile], rhs_arr[..., :k_tile, :])
+    for start in range(k_tile, k, k_tile):
+        accumulator += pe_pass(
+            lhs_arr[..., start : start + k_tile], rhs_arr[..., start : start + k_tile, :]
+        )
+    return accumulator
