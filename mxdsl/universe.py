@@ -44,9 +44,15 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return LegalizeScaledMatmulPass
 
+    def get_lower_hlo_to_nisa() -> type[ModulePass]:
+        from mxdsl.transforms.lower_hlo_to_nisa import LowerHloToNisaPass
+
+        return LowerHloToNisaPass
+
     return {
         "legalize-quantize-mx": get_legalize_quantize_mx,
         "legalize-scaled-matmul": get_legalize_scaled_matmul,
+        "lower-hlo-to-nisa": get_lower_hlo_to_nisa,
     }
 
 

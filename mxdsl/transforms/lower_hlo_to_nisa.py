@@ -1,0 +1,1144 @@
+"""``lower-hlo-to-nisa``: a legalized hlo function becomes a nisa kernel.
+
+The function keeps its name, arguments and results; every tensor becomes an HBM buffer
+(``memref<... x T, #nisa.mem<hbm>>`` with the tensor's shape and element type), results are
+HBM buffers the kernel allocates and returns. Each hlo op becomes DMAs between HBM and
+on-chip tiles plus the ISA ops over 128-partition tiles, in ``scf.for`` loops over the
+tiles (so the IR does not grow with the tensor sizes):
+
+* ``QuantizeMX_*``: per tile, DMA the input so that each physical MX block (8 partitions
+  x 4 free columns) holds exactly one logical 32-element block, ``nisa.quantize_mx``,
+  DMA the x4 data and the E8M0 scales (read out of the quadrant layout) back to HBM in the
+  HLO layout.
+* ``ScaledMatmul_*``: per output tile, ``nisa.nc_matmul_mx`` accumulating over the K tiles
+  in PSUM (contraction index ``k = 4 p + q``: partition p, x4 lane q), then a copy out
+  (``tensor_copy`` PSUM -> SBUF in the result type, DMA to HBM).
+* ``dot_general`` (bf16 / f16 / f32): the same with ``nisa.nc_matmul`` (K <= 128 per step).
+* ``convert`` between bf16, f16 and f32: one HBM -> HBM DMA (it converts via f32).
+* ``get_tuple_element`` and the metadata constants disappear.
+
+Shapes that are not multiples of the tile sizes get a peeled partial tile (padded with
+zeros where the ISA needs multiples of 32 partitions or an even stationary size); what
+the mapping cannot express is refused with a diagnostic on the op that names the dim.
+``docs/lowering.md`` describes the mapping of HLO dims onto partitions.
+
+The packed MX data is ``ui32`` at the function boundary (the HLO type, so mx-run reads and
+writes the same arrays) and ``!nisa.float8_*_x4`` inside the kernel; nisa has no bitcast,
+so the boundary reinterprets the HBM buffer with a ``memref.cast`` that changes only the
+element type (both are 32-bit containers of the same bytes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BFloat16Type,
+    DenseArrayBase,
+    Float8E8M0FNUType,
+    Float16Type,
+    Float32Type,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    LocationAttr,
+    MemRefType,
+    ModuleOp,
+    Signedness,
+    StridedLayoutAttr,
+    TensorType,
+    TupleType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from mxdsl.contract.mx import (
+    BLOCK_SCALED_DOT,
+    MX_BLOCK_SIZE,
+    QUANTIZE_MX,
+    QUANTIZE_MX_TARGETS,
+    SCALED_MATMUL_TARGETS,
+    X4_PACK,
+    ScaledDotConfig,
+)
+from mxdsl.dialects import nisa
+from mxdsl.dialects.hlo import (
+    ConstantOp,
+    ConvertOp,
+    CustomCallOp,
+    DotGeneralOp,
+    GetTupleElementOp,
+    TupleOp,
+)
+from mxdsl.tools.diagnostics import OpDiagnostic
+
+PASS_NAME = "lower-hlo-to-nisa"
+
+PMAX = nisa.PMAX
+"""Partitions of SBUF / PSUM."""
+BLOCK_ROWS = nisa.MX_BLOCK_PARTITIONS
+"""Partitions of one MX block (8); x4 words per block row: 32 / 4 = 8 as well."""
+QUADRANT = 32
+"""The quadrant stride of the scale layout (scale row i at (i & 3) + 32 (i >> 2))."""
+QUADRANT_ROWS = 4
+MX_PARTITION_QUANTUM = nisa.MX_PARTITION_QUANTUM
+BLOCKS_PER_TILE = PMAX // BLOCK_ROWS
+"""Logical 32-element blocks stacked on the partitions of one quantize tile (16)."""
+WORDS_PER_BLOCK = MX_BLOCK_SIZE // X4_PACK
+"""x4 words per 32-element block (8): one scale row covers 8 partitions of MX data."""
+
+UI32 = IntegerType(32, Signedness.UNSIGNED)
+F32 = Float32Type()
+E8M0 = Float8E8M0FNUType()
+
+Offset = int | SSAValue
+"""A static or dynamic index."""
+
+
+def _x4_type(fp8_dtype: str) -> nisa.X4Type:
+    return nisa.float8_e5m2_x4 if fp8_dtype == "float8_e5m2" else nisa.float8_e4m3fn_x4
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def _memref(value: SSAValue) -> MemRefType[Attribute]:
+    t = value.type
+    assert isinstance(t, MemRefType)
+    return t  # pyright: ignore[reportUnknownVariableType]
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    assert isinstance(t, TensorType | MemRefType)
+    return tuple(t.get_shape())
+
+
+def _element_type(value: SSAValue) -> Attribute:
+    t = value.type
+    assert isinstance(t, TensorType | MemRefType)
+    return t.get_element_type()
+
+
+def _hbm_type(tensor: TensorType[Attribute]) -> MemRefType[Attribute]:
+    return nisa.tile_type(tensor.get_shape(), tensor.get_element_type(), nisa.MemorySpace.HBM)
+
+
+# ------------------------------------------------------------------------- emitter
+
+
+class _Emitter:
+    """Builds the body of one kernel: index constants at the top of the entry block,
+    everything else at the current insertion point (the end of a block or loop body)."""
+
+    def __init__(self, entry: Block, location: LocationAttr):
+        self.entry = entry
+        self.ip = InsertPoint.at_end(entry)
+        self.location = location
+        self._constants: dict[int, SSAValue] = {}
+        self._anchor: Operation | None = None
+        self._casts: dict[tuple[SSAValue, Attribute], SSAValue] = {}
+
+    # -- basic emission
+
+    def emit(self, op: Operation) -> Operation:
+        op.location = self.location
+        Rewriter.insert_op(op, self.ip)
+        return op
+
+    def index(self, value: Offset) -> SSAValue:
+        if isinstance(value, SSAValue):
+            return value
+        if (known := self._constants.get(value)) is None:
+            op = arith.ConstantOp.from_int_and_width(value, IndexType())
+            op.location = self.location
+            op.result.name_hint = f"c{value}" if value >= 0 else f"c_neg{-value}"
+            if self._anchor is not None:
+                self.entry.insert_op_after(op, self._anchor)
+            elif self.entry.first_op is not None:
+                self.entry.insert_op_before(op, self.entry.first_op)
+            else:
+                self.entry.add_op(op)
+            self._anchor = op
+            known = self._constants[value] = op.result
+        return known
+
+    def add(self, a: Offset, b: Offset) -> Offset:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if isinstance(b, int) and b == 0:
+            return a
+        if isinstance(a, int) and a == 0:
+            return b
+        return self.emit(arith.AddiOp(self.index(a), self.index(b))).results[0]
+
+    def loop(
+        self,
+        lower: Offset,
+        upper: Offset,
+        step: Offset,
+        hint: str,
+        body: Callable[[SSAValue], None],
+    ) -> None:
+        """``scf.for %hint = lower to upper step step { body(%hint) }``."""
+        block = Block(arg_types=[IndexType()])
+        block.args[0].name_hint = hint
+        self.emit(
+            scf.ForOp(self.index(lower), self.index(upper), self.index(step), [], Region(block))
+        )
+        saved, self.ip = self.ip, InsertPoint.at_end(block)
+        body(block.args[0])
+        self.emit(scf.YieldOp())
+        self.ip = saved
+
+    def tiled(self, total: int, tile: int, hint: str, body: Callable[[Offset, int], None]) -> None:
+        """Cover ``[0, total)`` with tiles: an ``scf.for`` over the full tiles of
+        ``min(tile, total)`` (also when there is just one), then the partial tile peeled.
+        ``body(offset, size)`` emits one tile."""
+        if total <= 0:
+            return
+        step = min(tile, total)
+        full = total // step
+        self.loop(0, full * step, step, hint, lambda iv: body(iv, step))
+        if (rest := total - full * step) > 0:
+            body(full * step, rest)
+
+    # -- buffers and views
+
+    def alloc(
+        self, shape: Sequence[int], element_type: Attribute, space: nisa.MemorySpace, hint: str
+    ) -> SSAValue:
+        op = memref.AllocOp([], [], nisa.tile_type(shape, element_type, space))
+        op.results[0].name_hint = hint
+        return self.emit(op).results[0]
+
+    def cast(self, value: SSAValue, element_type: Attribute) -> SSAValue:
+        """The same HBM buffer seen with another 32-bit element type (ui32 <-> x4)."""
+        t = _memref(value)
+        if t.get_element_type() == element_type:
+            return value
+        key = (value, element_type)
+        if (known := self._casts.get(key)) is None:
+            target = MemRefType(element_type, t.get_shape(), t.layout, t.memory_space)
+            op = memref.CastOp.get(value, target)
+            # right after the value's definition, so every later use sees it
+            owner = value.owner
+            if isinstance(owner, Operation) and owner.parent_block() is not None:
+                op.location = self.location
+                Rewriter.insert_op(op, InsertPoint.after(owner))
+            else:
+                assert isinstance(owner, Block)
+                op.location = self.location
+                self._insert_after_constants(op)
+            known = self._casts[key] = op.results[0]
+        return known
+
+    def _insert_after_constants(self, op: Operation) -> None:
+        if self._anchor is not None:
+            self.entry.insert_op_after(op, self._anchor)
+        elif self.entry.first_op is not None:
+            self.entry.insert_op_before(op, self.entry.first_op)
+        else:
+            self.entry.add_op(op)
+        self._anchor = op
+
+    def reshape(
+        self, value: SSAValue, groups: Sequence[Sequence[int]], shape: Sequence[int]
+    ) -> SSAValue:
+        """expand_shape (more dims) or collapse_shape (fewer) of an identity-layout buffer;
+        ``groups`` are the reassociation groups of the higher-rank side."""
+        t = _memref(value)
+        source_shape = t.get_shape()
+        if tuple(shape) == tuple(source_shape):
+            return value
+        result_type = nisa.tile_type(shape, t.get_element_type(), t.memory_space)  # pyright: ignore[reportArgumentType]
+        reassociation = ArrayAttr(ArrayAttr(IntegerAttr(d, i64) for d in g) for g in groups)
+        if len(shape) > len(source_shape):
+            op = memref.ExpandShapeOp.build(
+                operands=[value, []],
+                result_types=[result_type],
+                properties={
+                    "reassociation": reassociation,
+                    "static_output_shape": DenseArrayBase.from_list(i64, list(shape)),
+                },
+            )
+        else:
+            op = memref.CollapseShapeOp.build(
+                operands=[value],
+                result_types=[result_type],
+                properties={"reassociation": reassociation},
+            )
+        return self.emit(op).results[0]
+
+    def split_dim(self, value: SSAValue, dim: int, sizes: Sequence[int]) -> SSAValue:
+        """expand_shape splitting ``dim`` into ``sizes``."""
+        shape = _shape(value)
+        assert math.prod(sizes) == shape[dim]
+        groups: list[list[int]] = []
+        d = 0
+        for i in range(len(shape)):
+            n = len(sizes) if i == dim else 1
+            groups.append(list(range(d, d + n)))
+            d += n
+        return self.reshape(value, groups, (*shape[:dim], *sizes, *shape[dim + 1 :]))
+
+    def merge_leading(self, value: SSAValue, keep: int) -> SSAValue:
+        """collapse_shape of all dims but the last ``keep`` into one (rank keep + 1); a
+        rank-``keep`` buffer gets a leading unit dim."""
+        shape = _shape(value)
+        lead = len(shape) - keep
+        if lead == 1:
+            return value
+        if lead == 0:
+            groups = [[0, 1], *([d + 1] for d in range(1, keep))] if keep else [[0]]
+            return self.reshape(value, groups, (1, *shape))
+        groups = [list(range(lead)), *([lead + d] for d in range(keep))]
+        return self.reshape(value, groups, (math.prod(shape[:lead]), *shape[lead:]))
+
+    def view(self, source: SSAValue, dims: Sequence[tuple[Offset, int, int, bool]]) -> SSAValue:
+        """``memref.subview``: one ``(offset, size, stride, keep)`` per dim; dims with
+        ``keep`` False (size 1) are dropped from the result."""
+        t = _memref(source)
+        offsets = [d[0] for d in dims]
+        sizes = [d[1] for d in dims]
+        strides = [d[2] for d in dims]
+        if (
+            all(isinstance(o, int) and o == 0 for o in offsets)
+            and tuple(sizes) == tuple(t.get_shape())
+            and all(s == 1 for s in strides)
+            and all(d[3] for d in dims)
+        ):
+            return source
+        full = memref.SubviewOp.infer_result_type(t, offsets, sizes, strides)
+        layout = full.layout
+        assert isinstance(layout, StridedLayoutAttr)
+        full_strides = layout.get_strides()
+        kept = [i for i, d in enumerate(dims) if d[3]]
+        assert all(dims[i][1] == 1 for i in range(len(dims)) if i not in kept)
+        result_type = MemRefType(
+            t.get_element_type(),
+            [sizes[i] for i in kept],
+            StridedLayoutAttr([full_strides[i] for i in kept], layout.get_offset()),
+            t.memory_space,
+        )
+        op = memref.SubviewOp.get(
+            source,
+            [self.index(o) if isinstance(o, SSAValue) else o for o in offsets],
+            sizes,
+            strides,
+            result_type,
+        )
+        return self.emit(op).results[0]
+
+    def rows(
+        self, tile: SSAValue, rows: int, cols: int, row_offset: Offset = 0, col_offset: Offset = 0
+    ) -> SSAValue:
+        """``tile[row_offset : +rows, col_offset : +cols]`` of a 2-D on-chip tile."""
+        return self.view(tile, [(row_offset, rows, 1, True), (col_offset, cols, 1, True)])
+
+    # -- ops
+
+    def dma(self, dst: SSAValue, src: SSAValue) -> None:
+        self.emit(nisa.DmaCopyOp(dst, src))
+
+    def memset(self, dst: SSAValue, value: float) -> None:
+        self.emit(nisa.MemsetOp(dst, value))
+
+
+def _scale_runs(rows: int) -> list[tuple[int, int, int]]:
+    """Runs ``(first row, quadrants, rows per quadrant)`` covering scale rows 0..rows-1 of
+    a scale tile in the quadrant layout: whole quadrants of 4 rows, then the rest."""
+    runs: list[tuple[int, int, int]] = []
+    if rows >= QUADRANT_ROWS:
+        runs.append((0, rows // QUADRANT_ROWS, QUADRANT_ROWS))
+    if rows % QUADRANT_ROWS:
+        runs.append((rows - rows % QUADRANT_ROWS, 1, rows % QUADRANT_ROWS))
+    return runs
+
+
+def _scale_slots(
+    e: _Emitter,
+    quadrants: SSAValue,
+    first: int,
+    count: int,
+    per: int,
+    col: Offset,
+    cols: int,
+    keep_col: bool = True,
+) -> SSAValue:
+    """Scale rows ``first .. first + count * per`` of a quadrant-layout scale tile viewed
+    as ``[4, 32, F]``: partitions ``32 j + s`` for ``j`` in ``first / 4 ..``, ``s < per``."""
+    return e.view(
+        quadrants,
+        [
+            (first // QUADRANT_ROWS, count, 1, True),
+            (0, per, 1, True),
+            (col, cols, 1, keep_col),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------- the pass
+
+
+class _Refusal(Exception):
+    """Internal: an op the mapping cannot express (becomes an OpDiagnostic)."""
+
+
+@dataclass(frozen=True)
+class LowerHloToNisaPass(ModulePass):
+    """Lower every function that computes on hlo tensors to a nisa kernel (see the
+    module docstring and ``docs/lowering.md``). Options (tile sizes, for experiments and
+    tests; the defaults are the hardware maxima):
+
+    * ``quantize_free_tile``: x4 words per partition in one ``quantize_mx`` (default 512);
+    * ``matmul_k_tile``: contraction partitions per matmul step (default 128: 128 K
+      elements for ``nc_matmul``, 128 x4 words = 512 K elements for ``nc_matmul_mx``;
+      MX needs a multiple of 32);
+    * ``matmul_m_tile``: stationary free size, the output rows per tile (default 128;
+      MX needs it even);
+    * ``matmul_n_tile``: moving free size, the output columns per tile (default 512).
+    """
+
+    name = PASS_NAME
+
+    quantize_free_tile: int = 512
+    matmul_k_tile: int = PMAX
+    matmul_m_tile: int = nisa.MATMUL_STATIONARY_FMAX
+    matmul_n_tile: int = nisa.MATMUL_MOVING_FMAX
+
+    def __post_init__(self) -> None:
+        limits = (
+            ("quantize_free_tile", self.quantize_free_tile, 1 << 20),
+            ("matmul_k_tile", self.matmul_k_tile, PMAX),
+            ("matmul_m_tile", self.matmul_m_tile, nisa.MATMUL_STATIONARY_FMAX),
+            ("matmul_n_tile", self.matmul_n_tile, nisa.MATMUL_MOVING_FMAX),
+        )
+        for option, value, limit in limits:
+            if not 1 <= value <= limit:
+                raise ValueError(f"{option} must be in [1, {limit}], got {value}")
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            if _needs_lowering(function):
+                _FunctionLowering(self, function).run()
+
+
+def _needs_lowering(function: func.FuncOp) -> bool:
+    types = [*function.function_type.inputs.data, *function.function_type.outputs.data]
+    if any(isinstance(t, TensorType | TupleType) for t in types):
+        return True
+    return any(o.dialect_name() == "hlo" for o in function.walk())
+
+
+class _FunctionLowering:
+    """Lowers one ``func.func``: a new body over HBM memrefs replaces the old one."""
+
+    def __init__(self, options: LowerHloToNisaPass, function: func.FuncOp):
+        self.options = options
+        self.function = function
+        self.values: dict[SSAValue, SSAValue | tuple[SSAValue, ...]] = {}
+
+    def refuse(self, op: Operation, message: str) -> OpDiagnostic:
+        return OpDiagnostic(op, f"{PASS_NAME}: {message}")
+
+    # -- the function
+
+    def run(self) -> None:
+        function = self.function
+        if function.is_declaration:
+            raise self.refuse(function, f"@{function.sym_name.data} has no body to lower")
+        old_type = function.function_type
+        arg_types: list[Attribute] = []
+        for index, t in enumerate(old_type.inputs.data):
+            arg_types.append(self.boundary_type(function, f"argument {index}", t))
+        result_types = [
+            self.boundary_type(function, f"result {index}", t)
+            for index, t in enumerate(old_type.outputs.data)
+        ]
+        blocks = function.body.blocks
+        if len(blocks) != 1:
+            raise self.refuse(function, "only single-block functions are lowered")
+        old_block = blocks[0]
+        entry = Block(arg_types=arg_types)
+        for old_arg, new_arg in zip(old_block.args, entry.args, strict=True):
+            new_arg.name_hint = old_arg.name_hint
+            self.values[old_arg] = new_arg
+        self.e = _Emitter(entry, function.location)
+        for op in old_block.ops:
+            self.lower_op(op)
+        new_body = Region(entry)
+        function.body.detach_block(old_block)
+        old_block.erase(safe_erase=False)
+        function.body.add_block(new_body.detach_block(entry))
+        function.function_type = FunctionType.from_lists(arg_types, result_types)
+
+    def boundary_type(self, function: func.FuncOp, what: str, t: Attribute) -> Attribute:
+        if isinstance(t, TupleType):
+            raise self.refuse(
+                function,
+                f"{what} of @{function.sym_name.data} is a tuple {t}; a nisa kernel takes and "
+                "returns HBM buffers, not tuples: pass or return the tuple's elements "
+                "(get_tuple_element) one by one",
+            )
+        if isinstance(t, TensorType):
+            if any(d < 0 for d in t.get_shape()):
+                raise self.refuse(
+                    function, f"{what} of @{function.sym_name.data} has a dynamic shape {t}"
+                )
+            return _hbm_type(t)  # pyright: ignore[reportUnknownArgumentType]
+        return t
+
+    def lower_op(self, op: Operation) -> None:
+        try:
+            if isinstance(op, ConstantOp):
+                self.lower_constant(op)
+            elif isinstance(op, GetTupleElementOp):
+                source = self.values[op.operand]
+                assert isinstance(source, tuple)
+                self.values[op.result] = source[op.index.value.data]
+            elif isinstance(op, TupleOp):
+                self.values[op.result] = tuple(self.value(v) for v in op.val)
+            elif isinstance(op, CustomCallOp):
+                self.lower_custom_call(op)
+            elif isinstance(op, DotGeneralOp):
+                self.lower_dot_general(op)
+            elif isinstance(op, ConvertOp):
+                self.lower_convert(op)
+            elif isinstance(op, func.ReturnOp):
+                self.lower_return(op)
+            else:
+                raise _Refusal(f"no lowering for {op.name}")
+        except _Refusal as err:
+            raise self.refuse(op, str(err)) from None
+
+    def value(self, tensor: SSAValue) -> SSAValue:
+        mapped = self.values.get(tensor)
+        if mapped is None:
+            raise _Refusal(f"operand {tensor} has no lowered value")
+        if isinstance(mapped, tuple):
+            raise _Refusal("a tuple value is used where a tensor is expected")
+        return mapped
+
+    def lower_constant(self, op: ConstantOp) -> None:
+        for use in op.output.uses:
+            user = use.operation
+            metadata_slot = isinstance(user, CustomCallOp) and (
+                (user.target in QUANTIZE_MX_TARGETS and use.index == 0)
+                or (user.target in SCALED_MATMUL_TARGETS and use.index == 4)
+            )
+            if not metadata_slot:
+                raise _Refusal(
+                    "only the metadata constants of QuantizeMX_* / ScaledMatmul_* are lowered "
+                    "(they disappear); pass other constants as function arguments"
+                )
+        self.values[op.output] = ()
+
+    def lower_return(self, op: func.ReturnOp) -> None:
+        results: list[SSAValue] = []
+        for index, value in enumerate(op.arguments):
+            mapped = self.value(value)
+            if isinstance(value.type, TensorType):
+                mapped = self.e.cast(mapped, value.type.get_element_type())
+            results.append(mapped)
+            del index
+        self.e.emit(func.ReturnOp(*results))
+
+    def result_buffer(self, tensor: SSAValue, element_type: Attribute | None = None) -> SSAValue:
+        t = tensor.type
+        assert isinstance(t, TensorType)
+        return self.e.alloc(
+            t.get_shape(),
+            element_type or t.get_element_type(),
+            nisa.MemorySpace.HBM,
+            tensor.name_hint or "out",
+        )
+
+    # -- custom calls
+
+    def lower_custom_call(self, op: CustomCallOp) -> None:
+        target = op.target
+        if target in QUANTIZE_MX_TARGETS:
+            self.lower_quantize(op)
+        elif target in SCALED_MATMUL_TARGETS:
+            self.lower_scaled_matmul(op)
+        elif target == QUANTIZE_MX:
+            raise _Refusal("QuantizeMX is not legalized; run legalize-quantize-mx first")
+        elif target == BLOCK_SCALED_DOT:
+            raise _Refusal(f"{BLOCK_SCALED_DOT} is not legalized; run legalize-scaled-matmul first")
+        else:
+            raise _Refusal(f"no lowering for custom call target {target!r}")
+
+    # ------------------------------------------------------------- QuantizeMX_*
+
+    def lower_quantize(self, op: CustomCallOp) -> None:
+        e = self.e
+        _, fp8_dtype = QUANTIZE_MX_TARGETS[op.target]
+        source_tensor = op.inputs[1]
+        shape = _shape(source_tensor)
+        result = op.result.type
+        assert isinstance(result, TupleType)
+        data_tensor, scale_tensor = result.types.data
+        assert isinstance(data_tensor, TensorType)
+        assert isinstance(scale_tensor, TensorType)
+        data_shape = tuple(data_tensor.get_shape())
+        dims = [d for d in range(len(shape)) if data_shape[d] != shape[d]]
+        if len(dims) != 1 or shape[dims[0]] % MX_BLOCK_SIZE:
+            raise _Refusal(
+                f"cannot tell the quantized dim from {source_tensor.type} -> {data_tensor}"
+            )
+        dim = dims[0]
+        if any(s == 0 for s in shape):
+            raise _Refusal(f"input {source_tensor.type} is empty")
+        x4 = _x4_type(fp8_dtype)
+        source = self.value(source_tensor)
+        element = _element_type(source)
+        data = e.alloc(data_shape, x4, nisa.MemorySpace.HBM, "q_data")
+        scale = e.alloc(scale_tensor.get_shape(), E8M0, nisa.MemorySpace.HBM, "q_scale")
+        self.values[op.result] = (data, scale)
+        free_tile = self.options.quantize_free_tile
+        src_tile = e.alloc([PMAX, X4_PACK * free_tile], element, nisa.MemorySpace.SBUF, "q_src")
+        dst_tile = e.alloc([PMAX, free_tile], x4, nisa.MemorySpace.SBUF, "q_dst")
+        scale_tile = e.alloc([PMAX, free_tile], E8M0, nisa.MemorySpace.SBUF, "q_scl")
+        quadrants = e.split_dim(scale_tile, 0, [QUADRANT_ROWS, QUADRANT])
+        tiles = (src_tile, dst_tile, scale_tile, quadrants)
+        if dim == len(shape) - 1:
+            self.quantize_last(source, data, scale, tiles)
+        else:
+            self.quantize_second_to_last(source, data, scale, tiles)
+
+    def quantize_tile(
+        self, tiles: tuple[SSAValue, ...], groups: int, cols: int
+    ) -> tuple[SSAValue, SSAValue, int]:
+        """The src view ``[8 * padded groups, 4 cols]`` (padding zeroed) and the dst view
+        after ``quantize_mx``; returns (src view, dst view, padded partitions)."""
+        e = self.e
+        src_tile, dst_tile, scale_tile, _ = tiles
+        partitions = BLOCK_ROWS * _round_up(groups, QUADRANT_ROWS)
+        src = e.rows(src_tile, partitions, X4_PACK * cols)
+        dst = e.rows(dst_tile, partitions, cols)
+        if partitions > BLOCK_ROWS * groups:
+            pad = e.rows(
+                src_tile, partitions - BLOCK_ROWS * groups, X4_PACK * cols, BLOCK_ROWS * groups
+            )
+            e.memset(pad, 0.0)
+        return src, dst, partitions
+
+    def quantize_scales_out(
+        self, quadrants: SSAValue, groups: int, cols: int, hbm_rows: Callable[[int, int], SSAValue]
+    ) -> None:
+        """DMA scale rows 0..groups-1 of the tile (quadrant layout) to HBM;
+        ``hbm_rows(first, count)`` is the HBM view of those rows ([count, cols])."""
+        for first, count, per in _scale_runs(groups):
+            slots = _scale_slots(self.e, quadrants, first, count, per, 0, cols)
+            self.e.dma(hbm_rows(first, count * per), slots)
+
+    def quantize_last(
+        self, source: SSAValue, data: SSAValue, scale: SSAValue, tiles: tuple[SSAValue, ...]
+    ) -> None:
+        """Quantize along the last dim: x[R, 32 B] (leading dims merged into R). Tile
+        partition 8 g + r, column 4 c + q holds x[row0 + g, 32 (blk0 + c) + 4 r + q]: 16 rows
+        x up to ``quantize_free_tile`` blocks per tile."""
+        e = self.e
+        x = e.merge_leading(source, 1)
+        rows, length = _shape(x)
+        blocks = length // MX_BLOCK_SIZE
+        x_blocks = e.split_dim(x, 1, [blocks, BLOCK_ROWS, X4_PACK])  # [R, B, 8, 4]
+        words = e.split_dim(e.merge_leading(data, 1), 1, [blocks, WORDS_PER_BLOCK])  # [R, B, 8]
+        scales = e.merge_leading(scale, 1)  # [R, B]
+        quadrants = tiles[3]
+
+        def tile(row0: Offset, groups: int, blk0: Offset, cols: int) -> None:
+            src, dst, _ = self.quantize_tile(tiles, groups, cols)
+
+            def load(r: SSAValue) -> None:
+                part = e.view(src, [(r, groups, BLOCK_ROWS, True), (0, X4_PACK * cols, 1, True)])
+                hbm = e.view(
+                    x_blocks,
+                    [
+                        (row0, groups, 1, True),
+                        (blk0, cols, 1, True),
+                        (r, 1, 1, False),
+                        (0, X4_PACK, 1, True),
+                    ],
+                )
+                e.dma(part, hbm)
+
+            e.loop(0, BLOCK_ROWS, 1, "r", load)
+            e.emit(nisa.QuantizeMxOp(dst, e.rows(tiles[2], PMAX, cols), src))
+
+            def store(r: SSAValue) -> None:
+                part = e.view(dst, [(r, groups, BLOCK_ROWS, True), (0, cols, 1, True)])
+                hbm = e.view(
+                    words, [(row0, groups, 1, True), (blk0, cols, 1, True), (r, 1, 1, False)]
+                )
+                e.dma(hbm, part)
+
+            e.loop(0, BLOCK_ROWS, 1, "r", store)
+            self.quantize_scales_out(
+                quadrants,
+                groups,
+                cols,
+                lambda first, count: e.view(
+                    scales, [(e.add(row0, first), count, 1, True), (blk0, cols, 1, True)]
+                ),
+            )
+
+        e.tiled(
+            rows,
+            BLOCKS_PER_TILE,
+            "row",
+            lambda row0, groups: e.tiled(
+                blocks,
+                self.options.quantize_free_tile,
+                "blk",
+                lambda blk0, cols: tile(row0, groups, blk0, cols),
+            ),
+        )
+
+    def quantize_second_to_last(
+        self, source: SSAValue, data: SSAValue, scale: SSAValue, tiles: tuple[SSAValue, ...]
+    ) -> None:
+        """Quantize along the second-to-last dim: x[O, 32 B, N] (leading dims merged into
+        O). Tile partition 8 g + r, column 4 c + q holds x[o, 32 (blk0 + g) + 4 r + q, col0 + c]:
+        partitions run along the quantized dim (the packed x4 word index), 16 blocks x up to
+        ``quantize_free_tile`` columns per tile."""
+        e = self.e
+        x = e.merge_leading(source, 2)
+        outer, length, cols_total = _shape(x)
+        blocks = length // MX_BLOCK_SIZE
+        x_blocks = e.split_dim(x, 1, [blocks, BLOCK_ROWS, X4_PACK])  # [O, B, 8, 4, N]
+        words = e.split_dim(e.merge_leading(data, 2), 1, [blocks, WORDS_PER_BLOCK])  # [O, B, 8, N]
+        scales = e.merge_leading(scale, 2)  # [O, B, N]
+        quadrants = tiles[3]
+
+        def tile(o: Offset, blk0: Offset, groups: int, col0: Offset, cols: int) -> None:
+            src, dst, _ = self.quantize_tile(tiles, groups, cols)
+            rows = BLOCK_ROWS * groups
+
+            def load(q: SSAValue) -> None:
+                part = e.view(src, [(0, rows, 1, True), (q, cols, X4_PACK, True)])
+                hbm = e.view(
+                    x_blocks,
+                    [
+                        (o, 1, 1, False),
+                        (blk0, groups, 1, True),
+                        (0, BLOCK_ROWS, 1, True),
+                        (q, 1, 1, False),
+                        (col0, cols, 1, True),
+                    ],
+                )
+                e.dma(part, hbm)
+
+            e.loop(0, X4_PACK, 1, "q", load)
+            e.emit(nisa.QuantizeMxOp(dst, e.rows(tiles[2], PMAX, cols), src))
+            hbm_words = e.view(
+                words,
+                [
+                    (o, 1, 1, False),
+                    (blk0, groups, 1, True),
+                    (0, WORDS_PER_BLOCK, 1, True),
+                    (col0, cols, 1, True),
+                ],
+            )
+            e.dma(hbm_words, e.rows(dst, rows, cols))
+            self.quantize_scales_out(
+                quadrants,
+                groups,
+                cols,
+                lambda first, count: e.view(
+                    scales,
+                    [(o, 1, 1, False), (e.add(blk0, first), count, 1, True), (col0, cols, 1, True)],
+                ),
+            )
+
+        def per_outer(o: Offset) -> None:
+            e.tiled(
+                blocks,
+                BLOCKS_PER_TILE,
+                "blk",
+                lambda blk0, groups: e.tiled(
+                    cols_total,
+                    self.options.quantize_free_tile,
+                    "col",
+                    lambda col0, cols: tile(o, blk0, groups, col0, cols),
+                ),
+            )
+
+        if outer > 1:
+            e.loop(0, outer, 1, "b", per_outer)
+        else:
+            per_outer(0)
+
+    # ------------------------------------------------------------- matmuls
+
+    def lower_scaled_matmul(self, op: CustomCallOp) -> None:
+        element_dtype, _ = SCALED_MATMUL_TARGETS[op.target]
+        try:
+            config = ScaledDotConfig.parse(op.backend_config.data, op.target)
+        except VerifyException as err:
+            raise _Refusal(str(err)) from None
+        if (
+            len(config.lhs_contracting_dimensions) != 1
+            or len(config.rhs_contracting_dimensions) != 1
+        ):
+            raise _Refusal("exactly one contracting dim per side is lowered")
+        if self.options.matmul_k_tile % MX_PARTITION_QUANTUM:
+            raise _Refusal(
+                f"matmul_k_tile {self.options.matmul_k_tile} is not a multiple of "
+                f"{MX_PARTITION_QUANTUM}, the partition quantum of nc_matmul_mx"
+            )
+        x4 = _x4_type(element_dtype)
+        lhs, rhs, lhs_scale, rhs_scale = (self.value(v) for v in op.inputs[:4])
+        matmul = _Matmul(
+            self,
+            op,
+            lhs=_Operand.make(
+                "lhs",
+                self.e.cast(lhs, x4),
+                config.lhs_batch_dimensions,
+                config.lhs_contracting_dimensions[0],
+                lhs_scale,
+            ),
+            rhs=_Operand.make(
+                "rhs",
+                self.e.cast(rhs, x4),
+                config.rhs_batch_dimensions,
+                config.rhs_contracting_dimensions[0],
+                rhs_scale,
+            ),
+            mx=True,
+        )
+        matmul.run()
+
+    def lower_dot_general(self, op: DotGeneralOp) -> None:
+        (lhs_batch, rhs_batch), (lhs_contract, rhs_contract) = op.batching_dims, op.contracting_dims
+        for side, dims in (("lhs", lhs_contract), ("rhs", rhs_contract)):
+            if len(dims) != 1:
+                raise _Refusal(
+                    f"{side} contracting dims {list(dims)}: exactly one contracting dim per "
+                    "side is lowered (it is mapped onto the partitions); reshape them into one"
+                )
+        lhs, rhs = self.value(op.lhs), self.value(op.rhs)
+        types = (_element_type(lhs), _element_type(rhs))
+        for side, t in zip(("lhs", "rhs"), types, strict=True):
+            if not isinstance(t, BFloat16Type | Float16Type | Float32Type):
+                raise _Refusal(
+                    f"{side} element type {t}: nc_matmul lowering takes bf16, f16 or f32"
+                )
+        if any(isinstance(t, Float32Type) for t in types) and not all(
+            isinstance(t, Float32Type) for t in types
+        ):
+            raise _Refusal(
+                f"lhs is {types[0]} and rhs is {types[1]}: nc_matmul pairs an f32 operand only "
+                "with f32; convert one side first"
+            )
+        result = op.result.type
+        assert isinstance(result, TensorType)
+        if not isinstance(result.get_element_type(), BFloat16Type | Float16Type | Float32Type):
+            raise _Refusal(
+                f"result element type {result.get_element_type()}: bf16, f16 or f32 only"
+            )
+        _Matmul(
+            self,
+            op,
+            lhs=_Operand.make("lhs", lhs, lhs_batch, lhs_contract[0], None),
+            rhs=_Operand.make("rhs", rhs, rhs_batch, rhs_contract[0], None),
+            mx=False,
+        ).run()
+
+    def lower_convert(self, op: ConvertOp) -> None:
+        kinds = BFloat16Type | Float16Type | Float32Type
+        source = self.value(op.operand)
+        target = op.result.type
+        assert isinstance(target, TensorType)
+        if not isinstance(_element_type(source), kinds) or not isinstance(
+            target.get_element_type(), kinds
+        ):
+            raise _Refusal(
+                f"convert {op.operand.type} -> {target}: only bf16 / f16 / f32 conversions are "
+                "lowered (a DMA converts through f32, exact for these)"
+            )
+        out = self.result_buffer(op.result)
+        self.e.dma(out, source)
+        self.values[op.result] = out
+
+
+# --------------------------------------------------------------------------- matmul
+
+
+@dataclass
+class _Operand:
+    """One side of a matmul: its HBM data (and MX scale), dims, and whether the
+    contraction dim comes before its free dim (K-major: rows of K load directly onto
+    partitions) or after (K-minor: a transposing load, one DMA per free index)."""
+
+    side: str
+    data: SSAValue
+    scale: SSAValue | None
+    batch: tuple[int, ...]
+    contract: int
+    free: int
+    rank: int
+
+    @staticmethod
+    def make(
+        side: str, data: SSAValue, batch: Sequence[int], contract: int, scale: SSAValue | None
+    ) -> _Operand:
+        rank = len(_shape(data))
+        free = [d for d in range(rank) if d not in (*batch, contract)]
+        if len(free) != 1:
+            raise _Refusal(
+                f"{side} has {len(free)} free dims {free} (rank {rank}, batch dims "
+                f"{list(batch)}, contracting dim {contract}): the lowering maps exactly one "
+                f"free dim onto the {'stationary' if side == 'lhs' else 'moving'} free axis; "
+                "reshape the free dims into one"
+            )
+        return _Operand(side, data, scale, tuple(batch), contract, free[0], rank)
+
+    @property
+    def k_major(self) -> bool:
+        return self.contract < self.free
+
+    @property
+    def free_size(self) -> int:
+        return _shape(self.data)[self.free]
+
+
+class _Matmul:
+    """``result[batch..., M, N] = lhs . rhs`` as tiles: for every batch index, M tile and
+    N tile, zero a PSUM accumulator, accumulate one matmul per K tile, copy out."""
+
+    def __init__(
+        self, lowering: _FunctionLowering, op: Operation, lhs: _Operand, rhs: _Operand, mx: bool
+    ):
+        self.lowering = lowering
+        self.e = lowering.e
+        self.op = op
+        self.lhs = lhs
+        self.rhs = rhs
+        self.mx = mx
+        self.options = lowering.options
+        result = op.results[0]
+        self.result_tensor = result
+        result_type = result.type
+        assert isinstance(result_type, TensorType)
+        self.result_element = result_type.get_element_type()
+
+    def run(self) -> None:
+        e, lhs, rhs, options = self.e, self.lhs, self.rhs, self.options
+        m_total, n_total = lhs.free_size, rhs.free_size
+        k_total = _shape(lhs.data)[lhs.contract]  # elements (dot) or x4 words (MX)
+        if any(s == 0 for s in (m_total, n_total, k_total)):
+            raise _Refusal("empty operands are not lowered")
+        m_tile, n_tile, k_tile = options.matmul_m_tile, options.matmul_n_tile, options.matmul_k_tile
+        if self.mx:
+            if m_tile % 2:
+                raise _Refusal(
+                    f"matmul_m_tile {m_tile} is odd; nc_matmul_mx needs an even stationary "
+                    "free size"
+                )
+            # K runs in scale rows (8 x4 words, 32 elements each) inside the kernel
+            self.lhs_blocks = e.split_dim(
+                lhs.data, lhs.contract, [k_total // WORDS_PER_BLOCK, WORDS_PER_BLOCK]
+            )
+            self.rhs_blocks = e.split_dim(
+                rhs.data, rhs.contract, [k_total // WORDS_PER_BLOCK, WORDS_PER_BLOCK]
+            )
+        out = self.lowering.result_buffer(self.result_tensor)
+        self.lowering.values[self.result_tensor] = out
+        self.out = out
+        m_alloc = min(m_tile, _round_up(m_total, 2) if self.mx else m_total)
+        n_alloc = min(n_tile, n_total)
+        k_alloc = min(k_tile, _round_up(k_total, MX_PARTITION_QUANTUM) if self.mx else k_total)
+        if self.mx:
+            x4 = _element_type(lhs.data)
+            self.s_tile = e.alloc([k_alloc, m_alloc], x4, nisa.MemorySpace.SBUF, "stat")
+            self.v_tile = e.alloc([k_alloc, n_alloc], x4, nisa.MemorySpace.SBUF, "mov")
+            self.s_scale = e.alloc([PMAX, m_alloc], E8M0, nisa.MemorySpace.SBUF, "stat_scl")
+            self.v_scale = e.alloc([PMAX, n_alloc], E8M0, nisa.MemorySpace.SBUF, "mov_scl")
+            self.s_quads = e.split_dim(self.s_scale, 0, [QUADRANT_ROWS, QUADRANT])
+            self.v_quads = e.split_dim(self.v_scale, 0, [QUADRANT_ROWS, QUADRANT])
+        else:
+            self.s_tile = e.alloc(
+                [k_alloc, m_alloc], _element_type(lhs.data), nisa.MemorySpace.SBUF, "stat"
+            )
+            self.v_tile = e.alloc(
+                [k_alloc, n_alloc], _element_type(rhs.data), nisa.MemorySpace.SBUF, "mov"
+            )
+        self.acc = e.alloc([m_alloc, n_alloc], F32, nisa.MemorySpace.PSUM, "acc")
+        self.res = e.alloc(
+            [min(m_tile, m_total), n_alloc], self.result_element, nisa.MemorySpace.SBUF, "res"
+        )
+        self.k_total = k_total
+        batch_sizes = [_shape(lhs.data)[d] for d in lhs.batch]
+        self.batch_loops(batch_sizes, [])
+
+    def batch_loops(self, sizes: list[int], ivs: list[Offset]) -> None:
+        if len(ivs) == len(sizes):
+            self.tiles(ivs)
+            return
+        self.e.loop(0, sizes[len(ivs)], 1, "b", lambda iv: self.batch_loops(sizes, [*ivs, iv]))
+
+    def tiles(self, batch: list[Offset]) -> None:
+        e, options = self.e, self.options
+        e.tiled(
+            self.lhs.free_size,
+            options.matmul_m_tile,
+            "m",
+            lambda m0, mt: e.tiled(
+                self.rhs.free_size,
+                options.matmul_n_tile,
+                "n",
+                lambda n0, nt: self.output_tile(batch, m0, mt, n0, nt),
+            ),
+        )
+
+    def output_tile(self, batch: list[Offset], m0: Offset, mt: int, n0: Offset, nt: int) -> None:
+        e = self.e
+        m_pad = _round_up(mt, 2) if self.mx else mt
+        acc = e.rows(self.acc, m_pad, nt)
+        e.memset(acc, 0.0)
+        if self.mx:
+            k_rows = self.k_total // WORDS_PER_BLOCK
+            e.tiled(
+                k_rows,
+                self.options.matmul_k_tile // WORDS_PER_BLOCK,
+                "k",
+                lambda k0, kr: self.mx_step(batch, acc, m0, mt, m_pad, n0, nt, k0, kr),
+            )
+        else:
+            e.tiled(
+                self.k_total,
+                self.options.matmul_k_tile,
+                "k",
+                lambda k0, kt: self.dot_step(batch, acc, m0, mt, n0, nt, k0, kt),
+            )
+        res = e.rows(self.res, mt, nt)
+        e.emit(nisa.TensorCopyOp(res, e.rows(self.acc, mt, nt)))
+        dims: list[tuple[Offset, int, int, bool]] = [(b, 1, 1, False) for b in batch]
+        dims += [(m0, mt, 1, True), (n0, nt, 1, True)]
+        e.dma(e.view(self.out, dims), res)
+
+    # -- one K step
+
+    def dot_step(
+        self,
+        batch: list[Offset],
+        acc: SSAValue,
+        m0: Offset,
+        mt: int,
+        n0: Offset,
+        nt: int,
+        k0: Offset,
+        kt: int,
+    ) -> None:
+        e = self.e
+        s = e.rows(self.s_tile, kt, mt)
+        v = e.rows(self.v_tile, kt, nt)
+        self.load(self.lhs, self.lhs.data, batch, self.s_tile, None, m0, mt, k0, kt)
+        self.load(self.rhs, self.rhs.data, batch, self.v_tile, None, n0, nt, k0, kt)
+        e.emit(nisa.NcMatmulOp(acc, s, v, accumulate=True))
+
+    def mx_step(
+        self,
+        batch: list[Offset],
+        acc: SSAValue,
+        m0: Offset,
+        mt: int,
+        m_pad: int,
+        n0: Offset,
+        nt: int,
+        k0: Offset,
+        kr: int,
+    ) -> None:
+        """One K tile of ``kr`` scale rows (8 kr x4 words = 32 kr elements), padded to a
+        multiple of 32 partitions with zero data (and unit scales)."""
+        e = self.e
+        p_valid = WORDS_PER_BLOCK * kr
+        p_pad = _round_up(p_valid, MX_PARTITION_QUANTUM)
+        s = e.rows(self.s_tile, p_pad, m_pad)
+        v = e.rows(self.v_tile, p_pad, nt)
+        s_scale = e.rows(self.s_scale, PMAX, m_pad)
+        v_scale = e.rows(self.v_scale, PMAX, nt)
+        if p_pad > p_valid or m_pad > mt:
+            # padding lanes contribute exactly 0: zero data, finite (unit) scales
+            e.memset(s_scale, 1.0)
+            e.memset(v_scale, 1.0)
+        if p_pad > p_valid:
+            e.memset(e.rows(self.s_tile, p_pad - p_valid, m_pad, p_valid), 0.0)
+            e.memset(e.rows(self.v_tile, p_pad - p_valid, nt, p_valid), 0.0)
+        if m_pad > mt:
+            e.memset(e.rows(self.s_tile, p_pad, m_pad - mt, 0, mt), 0.0)
+        self.load(self.lhs, self.lhs_blocks, batch, self.s_tile, self.s_quads, m0, mt, k0, kr)
+        self.load(self.rhs, self.rhs_blocks, batch, self.v_tile, self.v_quads, n0, nt, k0, kr)
+        e.emit(nisa.NcMatmulMxOp(acc, s, s_scale, v, v_scale, accumulate=True))
+
+    # -- loads
+
+    def _dims(
+        self,
+        side: _Operand,
+        batch: list[Offset],
+        free: tuple[Offset, int, bool],
+        k: list[tuple[Offset, int]],
+    ) -> list[tuple[Offset, int, int, bool]]:
+        """Subview dims of ``side``'s data (MX: with K split into [rows, 8]): batch dims
+        fixed, the free dim ``free = (offset, size, keep)``, the K dims ``k``."""
+        dims: list[tuple[Offset, int, int, bool]] = []
+        for d in range(side.rank):
+            if d in side.batch:
+                dims.append((batch[side.batch.index(d)], 1, 1, False))
+            elif d == side.free:
+                dims.append((free[0], free[1], 1, free[2]))
+            else:
+                dims.extend((o, n, 1, True) for o, n in k)
+        return dims
+
+    def load(
+        self,
+        side: _Operand,
+        data: SSAValue,
+        batch: list[Offset],
+        tile: SSAValue,
+        quadrants: SSAValue | None,
+        f0: Offset,
+        ft: int,
+        k0: Offset,
+        kt: int,
+    ) -> None:
+        """DMA ``side``'s K tile x free tile into ``tile`` [K partitions, free] (and for
+        MX its scale rows into the quadrant-layout scale tile ``quadrants``); ``k0``, ``kt``
+        count scale rows of 8 x4 words for MX, elements otherwise. K-major: one DMA (per
+        scale run); K-minor: a loop over the free index, one column per iteration."""
+        e = self.e
+        k_dims = [(k0, kt), (0, WORDS_PER_BLOCK)] if self.mx else [(k0, kt)]
+        partitions = kt * (WORDS_PER_BLOCK if self.mx else 1)
+        runs = _scale_runs(kt) if quadrants is not None else []
+
+        def dmas(free: tuple[Offset, int, bool], col: Offset) -> None:
+            width = free[1]
+            dst = e.view(tile, [(0, partitions, 1, True), (col, width, 1, True)])
+            e.dma(dst, e.view(data, self._dims(side, batch, free, k_dims)))
+            for first, count, per in runs:
+                assert quadrants is not None
+                assert side.scale is not None
+                rows = [(e.add(k0, first), count * per)]
+                slots = _scale_slots(e, quadrants, first, count, per, col, width)
+                e.dma(slots, e.view(side.scale, self._dims(side, batch, free, rows)))
+
+        if side.k_major:
+            dmas((f0, ft, True), 0)
+        else:
+            name = "m" if side.side == "lhs" else "n"
+            e.loop(0, ft, 1, name, lambda f: dmas((e.add(f0, f), 1, False), f))
