@@ -562,7 +562,9 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         raise _interpretation_failure(err, tracker, spans) from None
 
     arrays: dict[str, np.ndarray] = {}
-    for index in memref_args:  # nisa kernels write their results into HBM arguments
+    # a nisa kernel that returns nothing writes its results into HBM arguments; one that
+    # returns HBM buffers (lower-hlo-to-nisa keeps the results) reports those only
+    for index in memref_args if not result_types else ():
         key = f"arg{index}"
         if not args.quiet:
             print(summary_line(key, inputs[index], arg_types[index]), file=stdout)
