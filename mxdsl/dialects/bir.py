@@ -310,6 +310,8 @@ class AccessPatternAttr(ParametrizedAttribute):
         start_partition: int = 0,
         num_partitions: int = 1,
     ):
+        if Memory(memory) == Memory.HBM and (start_partition, num_partitions) != (0, 1):
+            raise ValueError("an hbm access pattern has no partitions")
         super().__init__(
             StringAttr(Memory(memory).value),
             IntAttr(start_partition),
@@ -438,8 +440,6 @@ class AccessPatternAttr(ParametrizedAttribute):
         )
 
     def verify(self) -> None:
-        if self.space.data not in {m.value for m in Memory}:
-            raise VerifyException(f"bir.ap: unknown memory {self.space.data!r}")
         code = self.dtype_code.data
         if code not in {d.value for d in Dtype}:
             known = ", ".join(str(d.value) for d in Dtype)
@@ -455,10 +455,6 @@ class AccessPatternAttr(ParametrizedAttribute):
                 raise VerifyException(f"bir.ap: each entry is a [step, num] pair, got {values}")
             if values[1] < 1:
                 raise VerifyException(f"bir.ap: num must be at least 1, got {values}")
-        if self.memory == Memory.HBM:
-            if self.p0 != 0 or self.np != 1:
-                raise VerifyException("bir.ap: an hbm pattern has no partitions")
-            return
         if self.p0 < 0 or self.np < 1:
             raise VerifyException(
                 f"bir.ap: p0 must be >= 0 and np >= 1, got p0 = {self.p0}, np = {self.np}"
@@ -502,8 +498,7 @@ def element_bytes(element_type: Attribute) -> int:
 def hbm_tensor_bytes(value: SSAValue) -> int:
     """Size in bytes of an HBM tensor operand (checked: static, contiguous, in hbm)."""
     t = value.type
-    if not isinstance(t, MemRefType):
-        raise VerifyException(f"an hbm tensor must be a memref, got {t}")
+    assert isinstance(t, MemRefType), "the operand constraint admits only memrefs"
     space = t.memory_space
     hbm_space = isinstance(space, NoneAttr) or (
         isinstance(space, nisa.MemorySpaceAttr) and space.data == nisa.MemorySpace.HBM

@@ -42,7 +42,7 @@ def build_shard_on_block(
     options: MoECTEOptions,
     quantization: QuantizationConfig | None,
 ) -> tuple[ModuleOp, BlockFFN]:
-    ffn = BlockFFN(spec, sizes, options, quantization, "moe_cte_shard_on_block", sets=3)
+    ffn = BlockFFN(spec, sizes, options, quantization, "main", sets=3)
     kb, g = ffn.kb, ffn.g
     out = ffn.arg["output"]
     core = kb.emit(nisa.ProgramIdOp()).results[0]

@@ -49,7 +49,7 @@ def build_shard_on_i(
     quantization: QuantizationConfig | None,
 ) -> tuple[ModuleOp, BlockFFN]:
     impl = spec.implementation
-    ffn = BlockFFN(spec, sizes, options, quantization, f"moe_cte_{impl.name}")
+    ffn = BlockFFN(spec, sizes, options, quantization, "main")
     kb, g = ffn.kb, ffn.g
     out = ffn.arg["output"]
     core = kb.emit(nisa.ProgramIdOp()).results[0]
