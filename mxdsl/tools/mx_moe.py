@@ -1,0 +1,316 @@
+"""mx-moe: build, emit and run the MoE-CTE nisa kernels (see docs/moe-cte.md).
+
+::
+
+    mx-moe emit [options] [-o KERNEL.mlir] [--write-inputs IN.npz]
+    mx-moe run  [options] [-o RESULT.npz]
+
+``emit`` writes one variant's nisa IR (a ``func.func @main`` whose arguments are listed
+in a comment header); ``--write-inputs`` also writes seeded routed inputs for
+``mx-run KERNEL.mlir --cores 2 --inputs IN.npz -o OUT.npz``. ``run`` builds the kernel,
+runs it on 2 simulated cores with a progress bar over blocks on stderr, compares it with
+the dense numpy golden and prints the relative Frobenius error, the kernel's and the
+golden's time. Invalid sizes or combinations are reported before any work (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import IO
+
+import numpy as np
+
+from mxdsl import __version__
+from mxdsl.kernels.moe_cte import (
+    ActFnType,
+    ExpertAffinityScaleMode,
+    MoECTEConfigError,
+    MoECTEImplementation,
+    MoECTEOptions,
+    MoECTESizes,
+    MoECTESpec,
+    NotBuiltYetError,
+    QuantizationConfig,
+    ShardOnIConfig,
+    build_moe_cte,
+    golden_for,
+    make_inputs,
+    progress_bar,
+    relative_error,
+    signature_text,
+)
+from mxdsl.tools.diagnostics import report
+
+TOOL = "mx-moe"
+
+ACTIVATIONS = {
+    "silu": ActFnType.SiLU,
+    "gelu": ActFnType.GELU,
+    "gelu_tanh_approx": ActFnType.GELU_Tanh_Approx,
+    "swish": ActFnType.Swish,
+}
+SCALINGS = {
+    "no_scale": ExpertAffinityScaleMode.NO_SCALE,
+    "post_scale": ExpertAffinityScaleMode.POST_SCALE,
+    "pre_scale": ExpertAffinityScaleMode.PRE_SCALE,
+}
+TOLERANCE = {"bf16": 1e-2, "f32": 1e-5}
+
+
+class ToolError(Exception):
+    pass
+
+
+def clamp_limits(text: str) -> tuple[float | None, float | None]:
+    """``LO,HI`` with either side optionally empty (``,7`` = no lower limit)."""
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"expected LO,HI (either may be empty), got {text!r}")
+    try:
+        lo, hi = (float(p) if p.strip() else None for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers LO,HI, got {text!r}") from None
+    if lo is None and hi is None:
+        raise argparse.ArgumentTypeError("a clamp needs at least one limit")
+    return lo, hi
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=TOOL,
+        description="Build, emit and run the MoE-CTE nisa kernels (docs/moe-cte.md).",
+    )
+    parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    emit = sub.add_parser("emit", help="write one variant's nisa IR")
+    run = sub.add_parser("run", help="run a variant on 2 simulated cores against the golden")
+    for p in (emit, run):
+        p.add_argument(
+            "--implementation",
+            default="shard_on_block",
+            choices=[m.name for m in MoECTEImplementation],
+            help="the variant (MoECTEImplementation member; default shard_on_block)",
+        )
+        p.add_argument("--hidden", type=int, default=512, help="H (multiple of 512)")
+        p.add_argument("--intermediate", type=int, default=256, help="I (multiple of 16)")
+        p.add_argument("--experts", type=int, default=4, help="E")
+        p.add_argument("--tokens", type=int, default=100, help="T (real tokens)")
+        p.add_argument("--block-size", type=int, default=None, help="B (default 128/256)")
+        p.add_argument("--top-k", type=int, default=2, help="experts per token")
+        p.add_argument(
+            "--blocks",
+            type=int,
+            default=None,
+            help="N (default ceil((T*TopK - (E-1)) / B) + E - 1; E for dropping)",
+        )
+        p.add_argument("--dtype", choices=["bf16", "f32"], default="bf16", help="IO dtype")
+        p.add_argument("--activation", choices=list(ACTIVATIONS), default="silu")
+        p.add_argument("--scaling", choices=list(SCALINGS), default="post_scale")
+        p.add_argument("--bias", action="store_true", help="gate/up and down biases")
+        p.add_argument("--clamp-gate", type=clamp_limits, metavar="LO,HI", default=None)
+        p.add_argument("--clamp-up", type=clamp_limits, metavar="LO,HI", default=None)
+        p.add_argument(
+            "--fp8-weights",
+            action="store_true",
+            help="float8_e4m3fn weights with per-channel f32 dequant scales",
+        )
+        p.add_argument(
+            "--checkpoint", action="store_true", help="write activation checkpoints (I shard)"
+        )
+        p.add_argument(
+            "--affinity-on-i",
+            action="store_true",
+            help="POST_SCALE multiplies act(gate)*up instead of the output (I shard)",
+        )
+        p.add_argument(
+            "--num-static-block", type=int, default=None, help="hybrid: static prefix length"
+        )
+        p.add_argument(
+            "--live-blocks",
+            type=int,
+            default=None,
+            help="hybrid: sum(conditions), the blocks the dynamic loop runs to "
+            "(default: the real blocks)",
+        )
+        p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    emit.add_argument("-o", "--output", metavar="FILE", help="write the IR here (default stdout)")
+    emit.add_argument(
+        "--write-inputs",
+        metavar="IN.npz",
+        help="also write seeded routed inputs (arg0, ...) for mx-run --inputs",
+    )
+    run.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE.npz",
+        help="write the kernel's outputs (by name) and the golden here",
+    )
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def problem(args: argparse.Namespace):  # noqa: ANN201
+    impl = MoECTEImplementation[args.implementation]
+    dropping = impl == MoECTEImplementation.shard_on_i_dropping
+    block = args.block_size
+    if block is None:
+        block = 128 if impl.shards_on_block else 256
+    blocks = args.blocks
+    if blocks is None and dropping:
+        blocks = args.experts
+    i_options = args.checkpoint or args.affinity_on_i or args.num_static_block is not None
+    if i_options and impl.shards_on_block:
+        raise ToolError(
+            "--checkpoint, --affinity-on-i and --num-static-block are ShardOnIConfig "
+            f"options; {impl.name} shards on blocks"
+        )
+    if args.num_static_block is not None and impl != MoECTEImplementation.shard_on_i_hybrid:
+        raise ToolError("--num-static-block applies to shard_on_i_hybrid only")
+    if args.live_blocks is not None and impl != MoECTEImplementation.shard_on_i_hybrid:
+        raise ToolError("--live-blocks applies to shard_on_i_hybrid only")
+    cfg = None
+    if not impl.shards_on_block:
+        cfg = ShardOnIConfig(
+            checkpoint_activation=args.checkpoint,
+            expert_affinity_multiply_on_I=args.affinity_on_i,
+            num_static_block=args.num_static_block,
+        )
+    spec = MoECTESpec(impl, shard_on_I=cfg)
+    sizes = MoECTESizes(
+        hidden=args.hidden,
+        intermediate=args.intermediate,
+        experts=args.experts,
+        tokens=args.tokens,
+        block_size=block,
+        top_k=args.top_k,
+        n_blocks=blocks,
+    )
+    options = MoECTEOptions(
+        dtype=args.dtype,
+        activation=ACTIVATIONS[args.activation],
+        scaling=SCALINGS[args.scaling],
+        bias=args.bias,
+        gate_clamp=args.clamp_gate or (None, None),
+        up_clamp=args.clamp_up or (None, None),
+    )
+    quant = QuantizationConfig(True, True) if args.fp8_weights else None
+    return spec, sizes, options, quant
+
+
+def header(kernel, args: argparse.Namespace) -> str:  # noqa: ANN001
+    s = kernel.sizes
+    lines = [
+        f"mx-moe emit --implementation {kernel.spec.implementation.name}: H={s.hidden} "
+        f"I={s.intermediate} E={s.experts} T={s.tokens} B={s.block_size} TopK={s.top_k} "
+        f"N={s.blocks} dtype={kernel.options.dtype}",
+        "run: mx-run FILE --cores 2 --inputs IN.npz -o OUT.npz (outputs come back as argI)",
+        *signature_text(kernel.arguments).splitlines(),
+    ]
+    return "".join(f"// {line}\n" for line in lines)
+
+
+def _npz_arrays(kernel, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # noqa: ANN001
+    from mxdsl.tools.mx_run import output_arrays
+
+    out: dict[str, np.ndarray] = {}
+    for i, a in enumerate(kernel.arguments):
+        value = arrays.get(a.name)
+        if value is None:
+            value = np.zeros(a.shape, dtype=a.numpy_dtype)
+        out.update(output_arrays(f"arg{i}", value))
+    return out
+
+
+def run(args: argparse.Namespace, stdout: IO[str]) -> None:
+    spec, sizes, options, quant = problem(args)
+    try:
+        kernel = build_moe_cte(spec, sizes, options, quant)
+        inputs = None
+        if args.command == "run" or getattr(args, "write_inputs", None):
+            inputs = make_inputs(spec, sizes, options, quant, args.seed, args.live_blocks)
+    except (MoECTEConfigError, NotBuiltYetError) as err:
+        raise ToolError(str(err)) from None
+    if args.command == "emit":
+        text = header(kernel, args) + kernel.text() + "\n"
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as stream:
+                stream.write(text)
+        else:
+            stdout.write(text)
+        if args.write_inputs:
+            assert inputs is not None
+            np.savez(args.write_inputs, **_npz_arrays(kernel, inputs.arrays))  # pyright: ignore[reportArgumentType]
+        return
+    assert inputs is not None
+    impl = spec.implementation
+    print(
+        f"{impl.name}: H={sizes.hidden} I={sizes.intermediate} E={sizes.experts} "
+        f"T={sizes.tokens} B={sizes.block_size} TopK={sizes.top_k} N={sizes.blocks} "
+        f"dtype={options.dtype} activation={args.activation} scaling={args.scaling}"
+        f"{' bias' if options.bias else ''}{' fp8-weights' if quant else ''}",
+        file=stdout,
+    )
+    expected_blocks = sum(inputs.active_blocks)
+    progress = None if args.no_progress else progress_bar(expected_blocks)
+    start = time.perf_counter()
+    outputs = kernel.run(inputs.arrays, progress)
+    kernel_time = time.perf_counter() - start
+    start = time.perf_counter()
+    golden = golden_for(spec, sizes, options, inputs)
+    golden_time = time.perf_counter() - start
+    result = outputs["output"]
+    result = result[:, 0, :] if result.ndim == 3 else result
+    error = relative_error(result[: sizes.tokens].astype(np.float32), golden)
+    tolerance = TOLERANCE[options.dtype]
+    verdict = "ok" if error <= tolerance else "FAILED"
+    print(
+        f"relative error (Frobenius): {error:.3e} (tolerance {tolerance:g}: {verdict})", file=stdout
+    )
+    print(f"kernel time (interpreter, 2 cores): {kernel_time:.3f} s", file=stdout)
+    print(f"golden time (numpy): {golden_time:.3f} s", file=stdout)
+    print(f"ratio kernel / golden: {kernel_time / max(golden_time, 1e-9):.2f}", file=stdout)
+    if args.output:
+        np.savez(
+            args.output,
+            golden=golden,
+            **{k: np.asarray(v, dtype=np.float32) for k, v in outputs.items()},  # pyright: ignore[reportArgumentType]
+        )
+    if verdict != "ok":
+        raise ToolError(f"the kernel disagrees with the golden: error {error:.3e} > {tolerance:g}")
+
+
+def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
+    """Entry point; returns the exit code (0 success, 1 error, 2 bad command line)."""
+    try:
+        args = build_arg_parser().parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        run(args, stdout if stdout is not None else sys.stdout)
+    except ToolError as err:
+        report(TOOL, str(err))
+        return 1
+    except OSError as err:
+        report(TOOL, f"cannot write {err.filename!r}: {err.strerror or err}")
+        return 1
+    except Exception as err:
+        if os.environ.get("MXDSL_TRACEBACK"):
+            raise
+        report(
+            TOOL,
+            f"internal error: {type(err).__name__}: {err} "
+            "(set MXDSL_TRACEBACK=1 for the traceback, and please report it)",
+        )
+        return 2
+    return 0
+
+
+def console_main() -> None:
+    sys.exit(main())
+
+
+__all__ = ["build_arg_parser", "main"]
