@@ -289,9 +289,34 @@ class _Bf16Quantizer:
 
 def _block_index(flat_index: np.ndarray, plan: ChunkPlan) -> np.ndarray:
     """Flat grid index of the block holding each flat element index."""
+    if plan.last_axis_only:
+        return flat_index // plan.block[-1]
     coords = np.unravel_index(flat_index, plan.shape)
     block_coords = tuple(c // b for c, b in zip(coords, plan.block, strict=True))
     return np.ravel_multi_index(block_coords, plan.grid)
+
+
+def _redo_flagged_words(
+    words: np.ndarray,
+    bits: np.ndarray,
+    codes: np.ndarray,
+    scale: np.ndarray,
+    plan: ChunkPlan,
+    kernel: _Bf16Quantizer,
+) -> None:
+    """Recompute through the reference (widen, prescale, narrow) every element of the
+    flagged 8-element words that has a subnormal result or sits in an Inf / NaN or tiny
+    block; the other elements of those words are already right."""
+    idx = (words[:, None] * 8 + np.arange(8)).reshape(-1)
+    e8m0 = scale.reshape(-1)[_block_index(idx, plan)]
+    src = bits.reshape(-1)[idx]
+    target = ((src >> 7) & 0xFF).astype(np.int16) - e8m0.astype(np.int16) + int(kernel.bias)
+    needed = (target >= -kernel.mbits) & (target <= 0)
+    needed |= (e8m0 == kernel.infinite_e8m0) | (e8m0 < kernel.tiny_shift)
+    idx, e8m0, src = idx[needed], e8m0[needed], src[needed]
+    widened = src.view(ml_dtypes.bfloat16).astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        codes.reshape(-1)[idx] = narrow(widened * prescale_multiplier(e8m0), kernel.fmt)
 
 
 def quantize_bf16(
@@ -314,13 +339,7 @@ def quantize_bf16(
         if words is not None:
             redo_words.append(words)
     if redo_words:
-        # Redo every element of each flagged 8-element word through the reference.
-        words = np.concatenate(redo_words)
-        idx = (words[:, None] * 8 + np.arange(8)).reshape(-1)
-        e8m0 = scale.reshape(-1)[_block_index(idx, plan)]
-        widened = bits.reshape(-1)[idx].view(ml_dtypes.bfloat16).astype(np.float32)
-        with np.errstate(invalid="ignore"):
-            codes.reshape(-1)[idx] = narrow(widened * prescale_multiplier(e8m0), fmt)
+        _redo_flagged_words(np.concatenate(redo_words), bits, codes, scale, plan, kernel)
     return codes.reshape(x.shape), scale.reshape(grid_shape(x.shape, block_shape))
 
 
