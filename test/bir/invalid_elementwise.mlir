@@ -1,0 +1,104 @@
+// Verifier errors of tensor_tensor, tensor_scalar and activation.
+// RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+func.func @x4_operand() {
+  bir.tensor_tensor #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, add #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 8>, #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 128, dtype = 16>
+  func.return
+}
+// CHECK: 'bir.tensor_tensor' op in0 has the x4 dtype 8 (float8_e4m3fn_x4); only dma, tensor_copy, memset (to 0), cast, quantize_mx and matmult_mx take x4 dtypes
+
+// -----
+
+func.func @both_psum() {
+  bir.tensor_tensor #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, add #bir.ap<psum, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, #bir.ap<psum, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 16>
+  func.return
+}
+// CHECK: 'bir.tensor_tensor' op in0 and in1 cannot both be in psum
+
+// -----
+
+func.func @power_in_psum() {
+  bir.tensor_tensor #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, power #bir.ap<psum, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 16>
+  func.return
+}
+// CHECK: 'bir.tensor_tensor' op in0 must be in sbuf, got psum
+
+// -----
+
+func.func @layout() {
+  bir.tensor_tensor #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, add #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 32, [[1, 4]], off = 128, dtype = 16>
+  func.return
+}
+// CHECK: 'bir.tensor_tensor' op in0 has 8 elements per partition but in1 has 4
+
+// -----
+
+func.func @bitwise_float() {
+  bir.tensor_tensor #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 17>, bitwise_and #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 128, dtype = 17>
+  func.return
+}
+// CHECK: 'bir.tensor_tensor' op bitwise op bitwise_and needs integer dtypes, in0 has 16 (float32)
+
+// -----
+
+func.func @op1_without_operand1() {
+  "bir.tensor_scalar"() <{dst = #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, src = #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 16>, op0 = #nisa<alu add>, operand0 = 1.0 : f32, op1 = #nisa<alu add>}> : () -> ()
+  func.return
+}
+// CHECK: 'bir.tensor_scalar' op op1 and operand1 come together
+
+// -----
+
+func.func @reverse1_without_op1() {
+  "bir.tensor_scalar"() <{dst = #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, src = #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 16>, op0 = #nisa<alu add>, operand0 = 1.0 : f32, reverse1}> : () -> ()
+  func.return
+}
+// CHECK: 'bir.tensor_scalar' op reverse1 needs op1
+
+// -----
+
+func.func @mixed_ops() {
+  bir.tensor_scalar #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 17>, #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 17>, bitwise_and 3 : i32, add 1.0 : f32
+  func.return
+}
+// CHECK: 'bir.tensor_scalar' op op0 bitwise_and and op1 add must both be bitwise or both arithmetic
+
+// -----
+
+func.func @column_shape() {
+  bir.tensor_scalar #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 16>, add #bir.ap<sbuf, p0 = 0, np = 32, [[1, 2]], off = 128, dtype = 16>
+  func.return
+}
+// CHECK: 'bir.tensor_scalar' op operand0 must be an immediate or a column of 32 partitions x 1 element, got 32 x 2
+
+// -----
+
+func.func @column_bitwise() {
+  bir.tensor_scalar #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 17>, #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 17>, left_shift #bir.ap<sbuf, p0 = 0, np = 32, [[1, 1]], off = 128, dtype = 16>
+  func.return
+}
+// CHECK: 'bir.tensor_scalar' op operand0 of a bitwise op must be an integer, got dtype 16 (float32)
+
+// -----
+
+func.func @column_arithmetic() {
+  bir.tensor_scalar #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 16>, add 1.0 : f32, multiply #bir.ap<sbuf, p0 = 0, np = 32, [[1, 1]], off = 128, dtype = 10>
+  func.return
+}
+// CHECK: 'bir.tensor_scalar' op operand1 of an arithmetic op must be f32 (dtype 16), got 10 (bfloat16)
+
+// -----
+
+func.func @immediate_bitwise() {
+  bir.tensor_scalar #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 17>, #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 17>, bitwise_or 1.0 : f32
+  func.return
+}
+// CHECK: 'bir.tensor_scalar' op operand0 of a bitwise op must be an integer, got 1.000000e+00 : f32
+
+// -----
+
+func.func @immediate_arithmetic() {
+  bir.activation #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 0, dtype = 16>, exp #bir.ap<sbuf, p0 = 0, np = 32, [[1, 8]], off = 64, dtype = 16> scale 2 : i32
+  func.return
+}
+// CHECK: 'bir.activation' op scale of an arithmetic op must be an f32 immediate, got 2 : i32
