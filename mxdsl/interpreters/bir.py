@@ -55,6 +55,7 @@ from mxdsl.interpreters.nisa import (
 )
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
+from mxdsl.numerics.matmul import pe_pass
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -482,7 +483,7 @@ class BirFunctions(InterpreterFunctions):
     def run_matmult(self, interpreter: Interpreter, op: bir.MatmultOp, args: PythonValues):
         stationary = _region(interpreter, op, "stationary", op.stationary).read()
         moving = _region(interpreter, op, "moving", op.moving).read()
-        product = np.matmul(to_f32(stationary).T, to_f32(moving))
+        product = pe_pass(to_f32(stationary).T, to_f32(moving))  # the one PE-pass order
         dst = _region(interpreter, op, "dst", op.dst)
         _write_matmul(dst, product, op.accumulate is not None)
         return ()
@@ -497,8 +498,8 @@ class BirFunctions(InterpreterFunctions):
 
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
-        # [M, 4P] x [4P, N], k = 4p + q: the nisa interpreter's exact call.
-        product = np.matmul(lhs[None], rhs.T[None])[0]
+        # [M, 4P] x [4P, N], k = 4p + q (the nisa interpreter's order), one PE pass.
+        product = pe_pass(lhs, rhs.T)
         dst = _region(interpreter, op, "dst", op.dst)
         _write_matmul(dst, product, op.accumulate is not None)
         return ()

@@ -336,8 +336,10 @@ def test_matmult_overwrite_then_accumulate(dst_code, dst_t, dst_np):
         out_code=dst_code,
         out_t=dst_t,
     )
-    first = np.matmul(s1.astype(np.float32).T, v1.astype(np.float32)).astype(dst_np)
-    second = np.matmul(s2.astype(np.float32).T, v2.astype(np.float32))
+    # one PE pass: the K products (exact in f64 for bf16) summed in f64, rounded once to
+    # f32; PSUM then accumulates in f32 and the dst dtype rounds once more
+    first = (s1.astype(np.float64).T @ v1.astype(np.float64)).astype(np.float32).astype(dst_np)
+    second = (s2.astype(np.float64).T @ v2.astype(np.float64)).astype(np.float32)
     expected = (first.astype(np.float32) + second).astype(dst_np)
     np.testing.assert_array_equal(out.astype(np.float32), expected.astype(np.float32))
 
