@@ -102,6 +102,8 @@ E8M0 = Float8E8M0FNUType()
 
 Offset = int | SSAValue
 """A static or dynamic index."""
+Dims = list[tuple[Offset, int, int, bool]]
+"""Subview dims: ``(offset, size, stride, keep)`` each (see ``_Emitter.view``)."""
 
 
 def _x4_type(fp8_dtype: str) -> nisa.X4Type:
@@ -253,7 +255,11 @@ class _Emitter:
         self._anchor = op
 
     def reshape(
-        self, value: SSAValue, groups: Sequence[Sequence[int]], shape: Sequence[int]
+        self,
+        value: SSAValue,
+        groups: Sequence[Sequence[int]],
+        shape: Sequence[int],
+        hint: str | None = None,
     ) -> SSAValue:
         """expand_shape (more dims) or collapse_shape (fewer) of an identity-layout buffer;
         ``groups`` are the reassociation groups of the higher-rank side."""
@@ -278,9 +284,12 @@ class _Emitter:
                 result_types=[result_type],
                 properties={"reassociation": reassociation},
             )
+        op.results[0].name_hint = hint
         return self.emit(op).results[0]
 
-    def split_dim(self, value: SSAValue, dim: int, sizes: Sequence[int]) -> SSAValue:
+    def split_dim(
+        self, value: SSAValue, dim: int, sizes: Sequence[int], hint: str | None = None
+    ) -> SSAValue:
         """expand_shape splitting ``dim`` into ``sizes``."""
         shape = _shape(value)
         assert math.prod(sizes) == shape[dim]
@@ -290,7 +299,7 @@ class _Emitter:
             n = len(sizes) if i == dim else 1
             groups.append(list(range(d, d + n)))
             d += n
-        return self.reshape(value, groups, (*shape[:dim], *sizes, *shape[dim + 1 :]))
+        return self.reshape(value, groups, (*shape[:dim], *sizes, *shape[dim + 1 :]), hint)
 
     def merge_leading(self, value: SSAValue, keep: int) -> SSAValue:
         """collapse_shape of all dims but the last ``keep`` into one (rank keep + 1); a
@@ -606,13 +615,18 @@ class _FunctionLowering:
         data = e.alloc(data_shape, x4, nisa.MemorySpace.HBM, "q_data")
         scale = e.alloc(scale_tensor.get_shape(), E8M0, nisa.MemorySpace.HBM, "q_scale")
         self.values[op.result] = (data, scale)
-        free_tile = self.options.quantize_free_tile
-        src_tile = e.alloc([PMAX, X4_PACK * free_tile], element, nisa.MemorySpace.SBUF, "q_src")
-        dst_tile = e.alloc([PMAX, free_tile], x4, nisa.MemorySpace.SBUF, "q_dst")
-        scale_tile = e.alloc([PMAX, free_tile], E8M0, nisa.MemorySpace.SBUF, "q_scl")
-        quadrants = e.split_dim(scale_tile, 0, [QUADRANT_ROWS, QUADRANT])
+        last = dim == len(shape) - 1
+        # tile extents: groups of 8 partitions (rows / blocks) x free columns (blocks / N)
+        groups_total = math.prod(shape[:-1]) if last else shape[-2] // MX_BLOCK_SIZE
+        cols_total = shape[-1] // MX_BLOCK_SIZE if last else shape[-1]
+        partitions = BLOCK_ROWS * _round_up(min(BLOCKS_PER_TILE, groups_total), QUADRANT_ROWS)
+        cols = min(self.options.quantize_free_tile, cols_total)
+        src_tile = e.alloc([partitions, X4_PACK * cols], element, nisa.MemorySpace.SBUF, "q_src")
+        dst_tile = e.alloc([partitions, cols], x4, nisa.MemorySpace.SBUF, "q_dst")
+        scale_tile = e.alloc([PMAX, cols], E8M0, nisa.MemorySpace.SBUF, "q_scl")
+        quadrants = e.split_dim(scale_tile, 0, [QUADRANT_ROWS, QUADRANT], "q_scl_quads")
         tiles = (src_tile, dst_tile, scale_tile, quadrants)
-        if dim == len(shape) - 1:
+        if last:
             self.quantize_last(source, data, scale, tiles)
         else:
             self.quantize_second_to_last(source, data, scale, tiles)
@@ -653,8 +667,9 @@ class _FunctionLowering:
         x = e.merge_leading(source, 1)
         rows, length = _shape(x)
         blocks = length // MX_BLOCK_SIZE
-        x_blocks = e.split_dim(x, 1, [blocks, BLOCK_ROWS, X4_PACK])  # [R, B, 8, 4]
-        words = e.split_dim(e.merge_leading(data, 1), 1, [blocks, WORDS_PER_BLOCK])  # [R, B, 8]
+        x_blocks = e.split_dim(x, 1, [blocks, BLOCK_ROWS, X4_PACK], "x_blocks")  # [R, B, 8, 4]
+        words = e.merge_leading(data, 1)
+        words = e.split_dim(words, 1, [blocks, WORDS_PER_BLOCK], "q_words")  # [R, B, 8]
         scales = e.merge_leading(scale, 1)  # [R, B]
         quadrants = tiles[3]
 
@@ -710,47 +725,37 @@ class _FunctionLowering:
         self, source: SSAValue, data: SSAValue, scale: SSAValue, tiles: tuple[SSAValue, ...]
     ) -> None:
         """Quantize along the second-to-last dim: x[O, 32 B, N] (leading dims merged into
-        O). Tile partition 8 g + r, column 4 c + q holds x[o, 32 (blk0 + g) + 4 r + q, col0 + c]:
-        partitions run along the quantized dim (the packed x4 word index), 16 blocks x up to
-        ``quantize_free_tile`` columns per tile."""
+        O, absent for a rank-2 input). Tile partition 8 g + r, column 4 c + q holds
+        x[o, 32 (blk0 + g) + 4 r + q, col0 + c]: partitions run along the quantized dim (the
+        packed x4 word index), 16 blocks x up to ``quantize_free_tile`` columns per tile."""
         e = self.e
-        x = e.merge_leading(source, 2)
-        outer, length, cols_total = _shape(x)
+        rank = len(_shape(source))
+        has_outer = rank > 2
+        x = e.merge_leading(source, 2) if has_outer else source
+        *_, length, cols_total = _shape(x)
         blocks = length // MX_BLOCK_SIZE
-        x_blocks = e.split_dim(x, 1, [blocks, BLOCK_ROWS, X4_PACK])  # [O, B, 8, 4, N]
-        words = e.split_dim(e.merge_leading(data, 2), 1, [blocks, WORDS_PER_BLOCK])  # [O, B, 8, N]
-        scales = e.merge_leading(scale, 2)  # [O, B, N]
+        d = 1 if has_outer else 0  # the quantized dim after merging
+        x_blocks = e.split_dim(x, d, [blocks, BLOCK_ROWS, X4_PACK], "x_blocks")  # [O,] B, 8, 4, N
+        words = e.merge_leading(data, 2) if has_outer else data
+        words = e.split_dim(words, d, [blocks, WORDS_PER_BLOCK], "q_words")  # [O,] B, 8, N
+        scales = e.merge_leading(scale, 2) if has_outer else scale  # [O,] B, N
         quadrants = tiles[3]
 
         def tile(o: Offset, blk0: Offset, groups: int, col0: Offset, cols: int) -> None:
+            outer: Dims = [(o, 1, 1, False)] if has_outer else []
             src, dst, _ = self.quantize_tile(tiles, groups, cols)
             rows = BLOCK_ROWS * groups
 
             def load(q: SSAValue) -> None:
                 part = e.view(src, [(0, rows, 1, True), (q, cols, X4_PACK, True)])
-                hbm = e.view(
-                    x_blocks,
-                    [
-                        (o, 1, 1, False),
-                        (blk0, groups, 1, True),
-                        (0, BLOCK_ROWS, 1, True),
-                        (q, 1, 1, False),
-                        (col0, cols, 1, True),
-                    ],
-                )
-                e.dma(part, hbm)
+                block_rows: Dims = [(blk0, groups, 1, True), (0, BLOCK_ROWS, 1, True)]
+                lane: Dims = [(q, 1, 1, False), (col0, cols, 1, True)]
+                e.dma(part, e.view(x_blocks, outer + block_rows + lane))
 
             e.loop(0, X4_PACK, 1, "q", load)
             e.emit(nisa.QuantizeMxOp(dst, e.rows(tiles[2], PMAX, cols), src))
-            hbm_words = e.view(
-                words,
-                [
-                    (o, 1, 1, False),
-                    (blk0, groups, 1, True),
-                    (0, WORDS_PER_BLOCK, 1, True),
-                    (col0, cols, 1, True),
-                ],
-            )
+            word_rows: Dims = [(blk0, groups, 1, True), (0, WORDS_PER_BLOCK, 1, True)]
+            hbm_words = e.view(words, outer + word_rows + [(col0, cols, 1, True)])
             e.dma(hbm_words, e.rows(dst, rows, cols))
             self.quantize_scales_out(
                 quadrants,
@@ -758,7 +763,7 @@ class _FunctionLowering:
                 cols,
                 lambda first, count: e.view(
                     scales,
-                    [(o, 1, 1, False), (e.add(blk0, first), count, 1, True), (col0, cols, 1, True)],
+                    outer + [(e.add(blk0, first), count, 1, True), (col0, cols, 1, True)],
                 ),
             )
 
@@ -775,8 +780,8 @@ class _FunctionLowering:
                 ),
             )
 
-        if outer > 1:
-            e.loop(0, outer, 1, "b", per_outer)
+        if has_outer:
+            e.loop(0, _shape(x)[0], 1, "b", per_outer)
         else:
             per_outer(0)
 
@@ -949,12 +954,9 @@ class _Matmul:
                     "free size"
                 )
             # K runs in scale rows (8 x4 words, 32 elements each) inside the kernel
-            self.lhs_blocks = e.split_dim(
-                lhs.data, lhs.contract, [k_total // WORDS_PER_BLOCK, WORDS_PER_BLOCK]
-            )
-            self.rhs_blocks = e.split_dim(
-                rhs.data, rhs.contract, [k_total // WORDS_PER_BLOCK, WORDS_PER_BLOCK]
-            )
+            k_rows = [k_total // WORDS_PER_BLOCK, WORDS_PER_BLOCK]
+            self.lhs_blocks = e.split_dim(lhs.data, lhs.contract, k_rows, "lhs_blocks")
+            self.rhs_blocks = e.split_dim(rhs.data, rhs.contract, k_rows, "rhs_blocks")
         out = self.lowering.result_buffer(self.result_tensor)
         self.lowering.values[self.result_tensor] = out
         self.out = out
@@ -967,8 +969,9 @@ class _Matmul:
             self.v_tile = e.alloc([k_alloc, n_alloc], x4, nisa.MemorySpace.SBUF, "mov")
             self.s_scale = e.alloc([PMAX, m_alloc], E8M0, nisa.MemorySpace.SBUF, "stat_scl")
             self.v_scale = e.alloc([PMAX, n_alloc], E8M0, nisa.MemorySpace.SBUF, "mov_scl")
-            self.s_quads = e.split_dim(self.s_scale, 0, [QUADRANT_ROWS, QUADRANT])
-            self.v_quads = e.split_dim(self.v_scale, 0, [QUADRANT_ROWS, QUADRANT])
+            quads = [QUADRANT_ROWS, QUADRANT]
+            self.s_quads = e.split_dim(self.s_scale, 0, quads, "stat_scl_quads")
+            self.v_quads = e.split_dim(self.v_scale, 0, quads, "mov_scl_quads")
         else:
             self.s_tile = e.alloc(
                 [k_alloc, m_alloc], _element_type(lhs.data), nisa.MemorySpace.SBUF, "stat"
