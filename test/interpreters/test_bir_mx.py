@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mxdsl.interpreters import make_interpreter
-from mxdsl.interpreters.bir import machine
+from mxdsl.interpreters.bir import Machine, machine
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.packing import interleave_scale_rows, pack_fp4_x4, pack_fp8_x4
@@ -69,7 +69,7 @@ def mx_tile(p: int, f: int, dtype: np.dtype, specials: bool = True) -> np.ndarra
 
 def bir_quantize(
     x: np.ndarray, data_code: int, *, alt: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, Machine]:
     """Quantize x with bir: returns (data as HBM words / codes, the whole scale tile)."""
     p, f = x.shape
     src_code, src_t = SRC_CODES[x.dtype]
