@@ -450,3 +450,41 @@ def test_each_core_has_its_own_on_chip_memory():
     module.verify()
     run_spmd(lambda ls: make_interpreter(module, ctx, listeners=ls), "main", (out,), 2)
     np.testing.assert_array_equal(out, [[1.0] * 4, [2.0] * 4])
+
+
+def test_python_builders_make_a_runnable_kernel():
+    """The Python API (what lowerings call): patterns, ops, dtype codes of MLIR types."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import FloatAttr, ModuleOp, f32, i32
+
+    from mxdsl.dialects import bir, nisa
+
+    assert bir.dtype_of_element_type(f32) == bir.Dtype.FLOAT32
+    assert bir.dtype_of_element_type(nisa.float8_e4m3fn_x4) == bir.Dtype.FLOAT8_E4M3FN_X4
+    assert bir.dtype_of_element_type(i32) == bir.Dtype.INT32
+    with pytest.raises(ValueError, match="an hbm access pattern has no partitions"):
+        bir.AccessPatternAttr(bir.Memory.HBM, [(1, 4)], dtype=16, num_partitions=4)
+
+    t = nisa.tile_type([4, 8], f32, nisa.MemorySpace.HBM)
+    kernel = func.FuncOp("main", ((t, t), ()))
+    x, out = kernel.body.block.args
+    tile = bir.sbuf_ap(0, 4, [(1, 8)], bir.Dtype.FLOAT32)
+    whole = bir.hbm_ap([(8, 4), (1, 8)], bir.Dtype.FLOAT32)
+    kernel.body.block.add_ops(
+        [
+            bir.DmaOp(tile, whole, src_tensor=x),
+            bir.TensorScalarOp(tile, tile, bir.AluOp.MULTIPLY, FloatAttr(2.0, f32), reverse0=True),
+            bir.ActivationOp(tile, bir.ActivationFunction.RELU, tile),
+            bir.DmaOp(whole, tile, dst_tensor=out),
+            func.ReturnOp(),
+        ]
+    )
+    module = ModuleOp([kernel])
+    module.verify()
+    assert "bir.tensor_scalar #bir.ap<sbuf, p0 = 0, np = 4, [[1, 8]], off = 0, dtype = 16>" in str(
+        module
+    )
+    values = RNG.standard_normal((4, 8)).astype(np.float32)
+    result = np.zeros((4, 8), np.float32)
+    make_interpreter(module).call_op("main", (values, result))
+    np.testing.assert_array_equal(result, np.maximum(values * np.float32(2.0), 0))
