@@ -78,10 +78,13 @@ from xdsl.utils.str_enum import StrEnum
 from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import (
     BITWISE_ALU_OPS,
+    REDUCE_ALU_OPS,
     ActivationFunction,
     ActivationFunctionAttr,
     AluOp,
     AluOpAttr,
+    Engine,
+    EngineAttr,
     OobMode,
     OobModeAttr,
 )
@@ -100,6 +103,8 @@ MAX_PATTERN_PAIRS = 5
 """At most 5 ``[step, num]`` pairs per access pattern."""
 MATMUL_STATIONARY_FMAX = 128
 MATMUL_MOVING_FMAX = 512
+TRANSPOSE_TENSOR_ENGINE_MAX = 128
+TRANSPOSE_VECTOR_ENGINE_MAX = 32
 MX_PARTITION_QUANTUM = 32
 MX_BLOCK_PARTITIONS = 8
 X4_LANES = 4
@@ -1294,6 +1299,125 @@ class ActivationOp(IRDLOperation):
             _scalar_operand("bias", self.bias, src, bitwise=False)
 
 
+@irdl_op_definition
+class TransposeOp(IRDLOperation):
+    """``dst[f, p] = src[p, f]``, bit-exact (nisa.nc_transpose):
+    ``bir.transpose dst, src (engine vector)?``. src is P partitions x F elements, dst F
+    partitions x P elements, same dtype. The Tensor engine reads sbuf and writes psum,
+    up to 128 x 128; the Vector engine works on chip either way, up to 32 x 32. Without
+    ``engine``: sbuf -> psum is the Tensor engine, anything else the Vector engine."""
+
+    name = "bir.transpose"
+    dst = prop_def(AccessPatternAttr)
+    src = prop_def(AccessPatternAttr)
+    engine = opt_prop_def(EngineAttr)
+    traits = _EFFECTS
+    assembly_format = "qualified($dst) `,` qualified($src) (`engine` $engine^)? attr-dict"
+
+    def __init__(
+        self, dst: AccessPatternAttr, src: AccessPatternAttr, engine: Engine | None = None
+    ):
+        properties: dict[str, Attribute] = {"dst": dst, "src": src}
+        if engine is not None:
+            properties["engine"] = EngineAttr(engine)
+        super().__init__(properties=properties)
+
+    def resolved_engine(self) -> Engine:
+        if self.engine is not None:
+            return self.engine.data
+        on_pe = self.src.memory == Memory.SBUF and self.dst.memory == Memory.PSUM
+        return Engine.TENSOR if on_pe else Engine.VECTOR
+
+    def verify_(self) -> None:
+        engine = self.resolved_engine()
+        if engine == Engine.TENSOR:
+            src = check_ap("src", self.src, SBUF_ONLY)
+            dst = check_ap("dst", self.dst, PSUM_ONLY)
+            limit = TRANSPOSE_TENSOR_ENGINE_MAX
+        elif engine == Engine.VECTOR:
+            src = check_ap("src", self.src, ON_CHIP)
+            dst = check_ap("dst", self.dst, ON_CHIP)
+            limit = TRANSPOSE_VECTOR_ENGINE_MAX
+        else:
+            raise VerifyException(f"runs on the tensor or vector engine, got {engine.value}")
+        _no_x4(("src", src), ("dst", dst))
+        if dst.dtype != src.dtype:
+            raise VerifyException(
+                f"dst dtype {dst.dtype.label} must equal src dtype {src.dtype.label}"
+            )
+        p, f = src.np, src.elements_per_partition
+        if p > limit or f > limit:
+            raise VerifyException(
+                f"a {engine.value}-engine transpose takes at most [{limit}, {limit}], "
+                f"got [{p}, {f}]"
+            )
+        if (dst.np, dst.elements_per_partition) != (f, p):
+            raise VerifyException(
+                f"dst is {dst.np} partitions x {dst.elements_per_partition} elements; the "
+                f"transpose of {p} x {f} is {f} x {p}"
+            )
+
+
+@irdl_op_definition
+class TensorReduceOp(IRDLOperation):
+    """Reduce the innermost ``inner`` pairs of src's pattern with a reduction-legal ALU
+    op (f32; exact integers / raw bits like nisa.tensor_reduce); ``negate`` multiplies
+    the result by -1: ``bir.tensor_reduce dst, add src inner 1 (negate)?``. dst keeps
+    the partitions and holds the product of src's other pairs' nums per partition."""
+
+    name = "bir.tensor_reduce"
+    dst = prop_def(AccessPatternAttr)
+    src = prop_def(AccessPatternAttr)
+    op = prop_def(AluOpAttr)
+    inner = prop_def(IntegerAttr.constr(type=eq(i64)))
+    negate = opt_prop_def(UnitAttr)
+    traits = _EFFECTS
+    assembly_format = (
+        "qualified($dst) `,` $op qualified($src) `inner` $inner (`negate` $negate^)? attr-dict"
+    )
+
+    def __init__(
+        self,
+        dst: AccessPatternAttr,
+        op: AluOp | AluOpAttr,
+        src: AccessPatternAttr,
+        inner: int,
+        negate: bool = False,
+    ):
+        properties: dict[str, Attribute] = {
+            "dst": dst,
+            "op": _alu(op),
+            "src": src,
+            "inner": IntegerAttr(inner, i64),
+        }
+        if negate:
+            properties["negate"] = UnitAttr()
+        super().__init__(properties=properties)
+
+    def verify_(self) -> None:
+        alu = self.op.data
+        if alu not in REDUCE_ALU_OPS:
+            raise VerifyException(f"{alu.value} is not a reduction op")
+        dst = check_ap("dst", self.dst, ON_CHIP)
+        src = check_ap("src", self.src, ON_CHIP)
+        _no_x4(("dst", dst), ("src", src))
+        _alu_dtypes(alu, ("src", src))
+        pairs = src.get_pairs()
+        inner = self.inner.value.data
+        if not 1 <= inner <= len(pairs):
+            raise VerifyException(
+                f"inner must count 1 to {len(pairs)} pairs of the src pattern, got {inner}"
+            )
+        if dst.np != src.np:
+            raise VerifyException(f"dst has {dst.np} partitions but src has {src.np}")
+        kept = math.prod(num for _, num in pairs[: len(pairs) - inner])
+        if dst.elements_per_partition != kept:
+            raise VerifyException(
+                f"dst has {dst.elements_per_partition} elements per partition but reducing "
+                f"the inner {inner} pair(s) of src leaves {kept}"
+            )
+
+
 Bir = Dialect(
     "bir",
     [
@@ -1308,6 +1432,8 @@ Bir = Dialect(
         TensorTensorOp,
         TensorScalarOp,
         ActivationOp,
+        TransposeOp,
+        TensorReduceOp,
     ],
     [AccessPatternAttr],
 )

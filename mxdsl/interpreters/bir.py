@@ -44,6 +44,7 @@ from mxdsl.dialects.bir import AccessPatternAttr, Dtype
 from mxdsl.interpreters import OpInterpretationError, is_float_dtype, round_to
 from mxdsl.interpreters.nisa import (
     _ACTIVATIONS,  # pyright: ignore[reportPrivateUsage]
+    _REDUCE,  # pyright: ignore[reportPrivateUsage]
     F32,
     _compute_domain,  # pyright: ignore[reportPrivateUsage]
     _in_domain,  # pyright: ignore[reportPrivateUsage]
@@ -580,6 +581,33 @@ class BirFunctions(InterpreterFunctions):
         _region(interpreter, op, "dst", op.dst).write(
             round_to(np.asarray(y, dtype=np.float64), dtype)
         )
+        return ()
+
+    # ------------------------------------------------------ transpose / reduce
+
+    @impl(bir.TransposeOp)
+    def run_transpose(self, interpreter: Interpreter, op: bir.TransposeOp, args: PythonValues):
+        src = _region(interpreter, op, "src", op.src).read()
+        _region(interpreter, op, "dst", op.dst).write(np.ascontiguousarray(src.T))
+        return ()
+
+    @impl(bir.TensorReduceOp)
+    def run_tensor_reduce(
+        self, interpreter: Interpreter, op: bir.TensorReduceOp, args: PythonValues
+    ):
+        data = _region(interpreter, op, "src", op.src).read()
+        nums = [num for _, num in op.src.get_pairs()]
+        inner = op.inner.value.data
+        data = data.reshape(data.shape[0], *nums)
+        axes = tuple(range(data.ndim - inner, data.ndim))
+        dtype = dst_np(op.dst)
+        alu_op = op.op.data
+        domain = _compute_domain(np.empty(0, dtype), data, bitwise=alu_op in bir.BITWISE_ALU_OPS)
+        with np.errstate(all="ignore"):
+            result = np.asarray(_REDUCE[alu_op](_in_domain(data, domain), axis=axes))
+            if op.negate is not None:
+                result = -result
+        _region(interpreter, op, "dst", op.dst).write(round_to(result, dtype))
         return ()
 
 

@@ -1,4 +1,4 @@
-// Verifier errors of tensor_tensor, tensor_scalar and activation.
+// Verifier errors of tensor_tensor, tensor_scalar, activation, transpose and tensor_reduce.
 // RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 func.func @x4_operand() {
@@ -102,3 +102,67 @@ func.func @immediate_arithmetic() {
   func.return
 }
 // CHECK: 'bir.activation' op scale of an arithmetic op must be an f32 immediate, got 2 : i32
+
+// -----
+
+func.func @transpose_engine() {
+  bir.transpose #bir.ap<sbuf, p0 = 0, np = 8, [[1, 8]], off = 0, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 8, [[1, 8]], off = 256, dtype = 16> engine gpsimd
+  func.return
+}
+// CHECK: 'bir.transpose' op runs on the tensor or vector engine, got gpsimd
+
+// -----
+
+func.func @transpose_dtype() {
+  bir.transpose #bir.ap<psum, p0 = 0, np = 8, [[1, 8]], off = 0, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 8, [[1, 8]], off = 256, dtype = 10>
+  func.return
+}
+// CHECK: 'bir.transpose' op dst dtype 16 (float32) must equal src dtype 10 (bfloat16)
+
+// -----
+
+func.func @transpose_vector_limit() {
+  bir.transpose #bir.ap<sbuf, p0 = 0, np = 64, [[1, 8]], off = 0, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 8, [[1, 64]], off = 256, dtype = 16>
+  func.return
+}
+// CHECK: 'bir.transpose' op a vector-engine transpose takes at most [32, 32], got [8, 64]
+
+// -----
+
+func.func @transpose_shape() {
+  bir.transpose #bir.ap<psum, p0 = 0, np = 64, [[1, 64]], off = 0, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 128, [[1, 64]], off = 256, dtype = 16>
+  func.return
+}
+// CHECK: 'bir.transpose' op dst is 64 partitions x 64 elements; the transpose of 128 x 64 is 64 x 128
+
+// -----
+
+func.func @reduce_op() {
+  bir.tensor_reduce #bir.ap<sbuf, p0 = 0, np = 8, [[1, 1]], off = 0, dtype = 16>, divide #bir.ap<sbuf, p0 = 0, np = 8, [[1, 8]], off = 256, dtype = 16> inner 1
+  func.return
+}
+// CHECK: 'bir.tensor_reduce' op divide is not a reduction op
+
+// -----
+
+func.func @reduce_inner() {
+  bir.tensor_reduce #bir.ap<sbuf, p0 = 0, np = 8, [[1, 1]], off = 0, dtype = 16>, add #bir.ap<sbuf, p0 = 0, np = 8, [[1, 8]], off = 256, dtype = 16> inner 2
+  func.return
+}
+// CHECK: 'bir.tensor_reduce' op inner must count 1 to 1 pairs of the src pattern, got 2
+
+// -----
+
+func.func @reduce_partitions() {
+  bir.tensor_reduce #bir.ap<sbuf, p0 = 0, np = 4, [[1, 1]], off = 0, dtype = 16>, add #bir.ap<sbuf, p0 = 0, np = 8, [[1, 8]], off = 256, dtype = 16> inner 1
+  func.return
+}
+// CHECK: 'bir.tensor_reduce' op dst has 4 partitions but src has 8
+
+// -----
+
+func.func @reduce_kept() {
+  bir.tensor_reduce #bir.ap<sbuf, p0 = 0, np = 8, [[1, 2]], off = 0, dtype = 16>, add #bir.ap<sbuf, p0 = 0, np = 8, [[4, 3], [1, 4]], off = 256, dtype = 16> inner 1
+  func.return
+}
+// CHECK: 'bir.tensor_reduce' op dst has 2 elements per partition but reducing the inner 1 pair(s) of src leaves 3

@@ -65,6 +65,10 @@ func.func @elementwise() {
   bir.tensor_scalar #bir.ap<sbuf, p0 = 0, np = 4, [[1, 8]], off = 0, dtype = 17>, #bir.ap<sbuf, p0 = 0, np = 4, [[1, 8]], off = 0, dtype = 17>, right_shift 3 : i32, bitwise_and #bir.ap<sbuf, p0 = 0, np = 4, [[1, 1]], off = 64, dtype = 18>
   bir.activation #bir.ap<sbuf, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 10>, silu #bir.ap<psum, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 16>
   bir.activation #bir.ap<sbuf, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 10>, gelu_apprx_tanh #bir.ap<psum, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 16> scale 5.000000e-01 : f32 bias #bir.ap<sbuf, p0 = 0, np = 128, [[1, 1]], off = 4096, dtype = 16>
+  bir.transpose #bir.ap<psum, p0 = 0, np = 64, [[1, 128]], off = 0, dtype = 10>, #bir.ap<sbuf, p0 = 0, np = 128, [[1, 64]], off = 0, dtype = 10>
+  bir.transpose #bir.ap<sbuf, p0 = 32, np = 16, [[1, 32]], off = 0, dtype = 16>, #bir.ap<psum, p0 = 0, np = 32, [[1, 16]], off = 0, dtype = 16> engine vector
+  bir.tensor_reduce #bir.ap<sbuf, p0 = 0, np = 128, [[1, 4]], off = 8192, dtype = 16>, add #bir.ap<psum, p0 = 0, np = 128, [[128, 4], [1, 128]], off = 0, dtype = 16> inner 1
+  bir.tensor_reduce #bir.ap<sbuf, p0 = 0, np = 128, [[1, 1]], off = 8192, dtype = 16>, maximum #bir.ap<sbuf, p0 = 0, np = 128, [[128, 4], [1, 128]], off = 0, dtype = 16> inner 2 negate
   func.return
 }
 
@@ -76,4 +80,8 @@ func.func @elementwise() {
 // CHECK-NEXT: bir.tensor_scalar {{.*}}, right_shift 3 : i32, bitwise_and #bir.ap<sbuf, p0 = 0, np = 4, [[1, 1]], off = 64, dtype = 18>
 // CHECK-NEXT: bir.activation #bir.ap<sbuf, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 10>, silu #bir.ap<psum, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 16>
 // CHECK-NEXT: bir.activation {{.*}}, gelu_apprx_tanh #bir.ap<psum, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 16> scale 5.000000e-01 : f32 bias #bir.ap<sbuf, p0 = 0, np = 128, [[1, 1]], off = 4096, dtype = 16>
+// CHECK-NEXT: bir.transpose #bir.ap<psum, p0 = 0, np = 64, [[1, 128]], off = 0, dtype = 10>, #bir.ap<sbuf, p0 = 0, np = 128, [[1, 64]], off = 0, dtype = 10>
+// CHECK-NEXT: bir.transpose #bir.ap<sbuf, p0 = 32, np = 16, [[1, 32]], off = 0, dtype = 16>, #bir.ap<psum, p0 = 0, np = 32, [[1, 16]], off = 0, dtype = 16> engine vector
+// CHECK-NEXT: bir.tensor_reduce #bir.ap<sbuf, p0 = 0, np = 128, [[1, 4]], off = 8192, dtype = 16>, add #bir.ap<psum, p0 = 0, np = 128, [[128, 4], [1, 128]], off = 0, dtype = 16> inner 1
+// CHECK-NEXT: bir.tensor_reduce {{.*}}, maximum #bir.ap<sbuf, p0 = 0, np = 128, [[128, 4], [1, 128]], off = 0, dtype = 16> inner 2 negate
 // CHECK-NEXT: func.return

@@ -488,3 +488,44 @@ def test_python_builders_make_a_runnable_kernel():
     result = np.zeros((4, 8), np.float32)
     make_interpreter(module).call_op("main", (values, result))
     np.testing.assert_array_equal(result, np.maximum(values * np.float32(2.0), 0))
+
+
+@pytest.mark.parametrize(("p", "f", "dst_mem"), [(128, 64, "psum"), (16, 8, "sbuf")])
+def test_transpose_tensor_and_vector_engine(p: int, f: int, dst_mem: str):
+    x = RNG.standard_normal((p, f)).astype(BF16)
+    out = np.zeros((f, p), BF16)
+    dst = sb(f, f"[[1, {p}]]", BF, off=4096, mem=dst_mem)
+    body = (
+        load(
+            sb(p, f"[[1, {f}]]", BF), hb(f"[[{f}, {p}], [1, {f}]]", BF), "x", mt(f"{p}x{f}", "bf16")
+        )
+        + f"  bir.transpose {dst}, {sb(p, f'[[1, {f}]]', BF)}\n"
+        + f"  bir.tensor_copy {sb(f, f'[[1, {p}]]', BF, off=8192)}, {dst}\n"
+        + store(
+            hb(f"[[{p}, {f}], [1, {p}]]", BF),
+            "out",
+            mt(f"{f}x{p}", "bf16"),
+            sb(f, f"[[1, {p}]]", BF, off=8192),
+        )
+    )
+    run(body, f"%x: {mt(f'{p}x{f}', 'bf16')}, %out: {mt(f'{f}x{p}', 'bf16')}", x, out)
+    np.testing.assert_array_equal(out.view(np.uint16), x.T.view(np.uint16))
+
+
+def test_tensor_reduce_inner_pairs_negate_and_integers():
+    x = RNG.standard_normal((8, 24)).astype(np.float32)
+    out = np.zeros((8, 6), np.float32)
+    body = f"  bir.tensor_reduce {sb(8, '[[1, 6]]', F32, off=8192)}, add {sb(8, '[[4, 6], [1, 4]]', F32)} inner 1\n"
+    _elementwise(body, ("x", x, F32, "f32"), out=out, out_code=F32, out_t="f32")
+    np.testing.assert_array_equal(out, np.add.reduce(x.reshape(8, 6, 4), axis=2))
+
+    out = np.zeros((8, 1), np.float32)
+    body = f"  bir.tensor_reduce {sb(8, '[[1, 1]]', F32, off=8192)}, maximum {sb(8, '[[12, 2], [1, 12]]', F32)} inner 2 negate\n"
+    _elementwise(body, ("x", x, F32, "f32"), out=out, out_code=F32, out_t="f32")
+    np.testing.assert_array_equal(out, -x.max(axis=1, keepdims=True))
+
+    bits = RNG.integers(0, 2**20, size=(4, 8), dtype=np.int32)
+    out_i = np.zeros((4, 1), np.int32)
+    body = f"  bir.tensor_reduce {sb(4, '[[1, 1]]', I32, off=8192)}, bitwise_or {sb(4, '[[1, 8]]', I32)} inner 1\n"
+    _elementwise(body, ("x", bits, I32, "i32"), out=out_i, out_code=I32, out_t="i32")
+    np.testing.assert_array_equal(out_i[:, 0], np.bitwise_or.reduce(bits, axis=1))
