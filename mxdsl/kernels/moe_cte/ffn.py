@@ -204,7 +204,8 @@ class BlockFFN:
         hidden = self.arg["hidden_states"]
         with kb.loop(0, g.nbt) as j:
             ids = kb.view(self.ids, [0, s, j], [PMAX, 1, 1], drop=[1])
-            src = kb.view(self.arg["token_position_to_id"], [kb.add(row0, kb.mul(j, PMAX))], [PMAX])
+            j0 = kb.mul(j, PMAX)
+            src = kb.view(self.arg["token_position_to_id"], [kb.add(row0, j0)], [PMAX])
             kb.emit(nisa.DmaCopyOp(ids, src))
             kb.emit(nisa.DmaCopyOp(self.x, hidden, src_index=ids))
             if self.needs_affinity:
@@ -219,7 +220,6 @@ class BlockFFN:
                 )
                 if self.pre_scale:
                     kb.emit(nisa.TensorScalarOp(self.x, self.x, AluOp.MULTIPLY, affc))
-            j0 = kb.mul(j, PMAX)
             with kb.loop(0, g.kt) as k:
                 xk = kb.view(self.x3, [0, k, 0], [PMAX, 1, PMAX], drop=[1])
                 kb.emit(nisa.NcTransposeOp(self.tp, xk))

@@ -1,0 +1,24 @@
+// The emitted kernel is an ordinary function mx-run runs on 2 cores; mx-moe run
+// compares a variant with the golden; errors come before any work.
+// RUN: mx-moe emit --implementation shard_on_block --bias -o %t.mlir --write-inputs %t.npz
+// RUN: mx-run %t.mlir --cores 2 --inputs %t.npz -o %t.out.npz | filecheck %s --check-prefix=KERNEL
+// RUN: mx-moe run --implementation shard_on_i --no-progress --activation gelu --scaling pre_scale | filecheck %s --check-prefix=RESULT
+// RUN: mx-moe run --implementation shard_on_i_hybrid --dtype f32 --fp8-weights --clamp-gate ,0.5 --bias 2>%t.err | filecheck %s --check-prefix=FP32
+// RUN: filecheck %s --check-prefix=PROGRESS < %t.err
+// RUN: not mx-moe run --implementation shard_on_block_mx 2>&1 | filecheck %s --check-prefix=MX
+// RUN: not mx-moe run --hidden 768 2>&1 | filecheck %s --check-prefix=HIDDEN
+// RUN: not mx-moe emit --implementation shard_on_block --checkpoint 2>&1 | filecheck %s --check-prefix=CKPT
+
+// KERNEL: arg8: memref<101x2x512xbf16, #nisa.mem<hbm>> shape=(101, 2, 512) dtype=bfloat16 {{.*}} nan=0
+
+// RESULT: shard_on_i: H=512 I=256 E=4 T=100 B=256 TopK=2 N=4 dtype=bf16 activation=gelu scaling=pre_scale
+// RESULT-NEXT: relative error (Frobenius): {{.*}} (tolerance 0.01: ok)
+// RESULT-NEXT: kernel time (interpreter, 2 cores): {{.*}} s
+// RESULT-NEXT: golden time (numpy): {{.*}} s
+
+// FP32: relative error (Frobenius): {{.*}}e-0{{[6-9]}} (tolerance 1e-05: ok)
+// PROGRESS: blocks [{{.*}}] 4/4
+
+// MX: mx-moe: error: MoE-CTE implementation shard_on_block_mx is not built yet (issue 7
+// HIDDEN: mx-moe: error: hidden size H = 768 must be a positive multiple of 512
+// CKPT: mx-moe: error: --checkpoint, --affinity-on-i and --num-static-block are ShardOnIConfig options; shard_on_block shards on blocks

@@ -1,0 +1,59 @@
+"""mx-moe in process: the emitted kernel under mx-run gives the golden's answer, and bad
+sizes/options are refused before any work."""
+
+from __future__ import annotations
+
+import io
+
+import ml_dtypes
+import numpy as np
+
+from mxdsl.kernels.moe_cte import (
+    MoECTEImplementation,
+    MoECTEOptions,
+    MoECTESizes,
+    MoECTESpec,
+    golden_for,
+    make_inputs,
+    relative_error,
+)
+from mxdsl.tools import mx_moe, mx_run
+
+
+def test_emitted_kernel_runs_under_mx_run(tmp_path):
+    kernel_file, inputs_file, out_file = (tmp_path / n for n in ("k.mlir", "in.npz", "out.npz"))
+    argv = ["emit", "--implementation", "shard_on_i", "--bias", "--seed", "3"]
+    assert mx_moe.main([*argv, "-o", str(kernel_file), "--write-inputs", str(inputs_file)]) == 0
+    stdout = io.StringIO()
+    assert (
+        mx_run.main(
+            [str(kernel_file), "--cores", "2", "--inputs", str(inputs_file), "-o", str(out_file)],
+            stdout,
+        )
+        == 0
+    )
+    output = np.load(out_file)["arg8"].view(ml_dtypes.bfloat16).astype(np.float32)
+    spec = MoECTESpec(MoECTEImplementation.shard_on_i)
+    sizes = MoECTESizes(512, 256, 4, 100, 256, 2)
+    options = MoECTEOptions(bias=True)
+    golden = golden_for(spec, sizes, options, make_inputs(spec, sizes, options, seed=3))
+    assert relative_error(output[:100], golden) < 1e-2
+
+
+def test_run_reports_error_and_times():
+    stdout = io.StringIO()
+    assert mx_moe.main(["run", "--no-progress", "--top-k", "1"], stdout) == 0
+    text = stdout.getvalue()
+    assert "tolerance 0.01: ok" in text
+    assert "kernel time" in text
+    assert "golden time" in text
+
+
+def test_errors_before_work(capsys):
+    assert mx_moe.main(["run", "--intermediate", "100"]) == 1
+    assert "I = 100 must be a positive multiple of 16" in capsys.readouterr().err
+    assert mx_moe.main(["run", "--implementation", "shard_on_i_mx_hybrid"]) == 1
+    assert "not built yet (issue 7" in capsys.readouterr().err
+    assert mx_moe.main(["run", "--clamp-up", "x,1"]) == 2
+    assert mx_moe.main(["run", "--live-blocks", "2"]) == 1
+    assert "shard_on_i_hybrid only" in capsys.readouterr().err
