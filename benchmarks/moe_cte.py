@@ -1,0 +1,121 @@
+"""Benchmark the MoE-CTE nisa kernels in the interpreter against the numpy golden.
+
+For each variant: build the kernel, draw routed inputs, run it on 2 simulated cores
+(``MoECTEKernel.run``: the cooperative SPMD interpreter, one core at a time) and the dense
+numpy golden in the same process, and report both times, their ratio (target <= 3) and
+the relative Frobenius error. Defaults are the issue's sizes:
+
+    python benchmarks/moe_cte.py [--hidden 3072] [--intermediate 2048] [--experts 8]
+        [--tokens 1024] [--block-size 512] [--top-k 4] [--dtype bf16]
+        [--variants shard_on_block,shard_on_i,...] [--repeat 1]
+
+shard_on_i_dropping uses its own layout (N = E blocks of capacity B = T * TopK / E,
+rounded up to a multiple of 256). Small sizes for a quick look:
+``--hidden 512 --intermediate 256 --experts 4 --tokens 100 --block-size 256 --top-k 2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from mxdsl.kernels.moe_cte import (
+    MoECTEImplementation,
+    MoECTEOptions,
+    MoECTESizes,
+    MoECTESpec,
+    build_moe_cte,
+    golden_for,
+    make_inputs,
+    progress_bar,
+    relative_error,
+)
+
+VARIANTS = ["shard_on_block", "shard_on_i", "shard_on_i_hybrid", "shard_on_i_dropping"]
+
+
+def sizes_for(impl: MoECTEImplementation, args: argparse.Namespace) -> MoECTESizes:
+    if impl == MoECTEImplementation.shard_on_i_dropping:
+        capacity = -(-args.tokens * args.top_k // args.experts)
+        block = -(-capacity // 256) * 256
+        return MoECTESizes(
+            args.hidden,
+            args.intermediate,
+            args.experts,
+            args.tokens,
+            block,
+            args.top_k,
+            n_blocks=args.experts,
+        )
+    return MoECTESizes(
+        args.hidden, args.intermediate, args.experts, args.tokens, args.block_size, args.top_k
+    )
+
+
+def bench(name: str, args: argparse.Namespace) -> dict[str, float | int | str]:
+    impl = MoECTEImplementation[name]
+    spec = MoECTESpec(impl)
+    sizes = sizes_for(impl, args)
+    options = MoECTEOptions(dtype=args.dtype)
+    kernel = build_moe_cte(spec, sizes, options)
+    inputs = make_inputs(spec, sizes, options, seed=0)
+    kernel_times, golden_times = [], []
+    outputs: dict[str, np.ndarray] = {}
+    golden = np.zeros(0)
+    for _ in range(args.repeat):
+        progress = progress_bar(sum(inputs.active_blocks)) if args.progress else None
+        start = time.perf_counter()
+        outputs = kernel.run(inputs.arrays, progress)
+        kernel_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        golden = golden_for(spec, sizes, options, inputs)
+        golden_times.append(time.perf_counter() - start)
+    out = outputs["output"]
+    out = out[:, 0] if out.ndim == 3 else out
+    error = relative_error(out[: sizes.tokens].astype(np.float32), golden)
+    k, g = min(kernel_times), min(golden_times)
+    return {
+        "variant": name,
+        "N": sizes.blocks,
+        "B": sizes.block_size,
+        "kernel_s": k,
+        "golden_s": g,
+        "ratio": k / g,
+        "error": error,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hidden", type=int, default=3072)
+    parser.add_argument("--intermediate", type=int, default=2048)
+    parser.add_argument("--experts", type=int, default=8)
+    parser.add_argument("--tokens", type=int, default=1024)
+    parser.add_argument("--block-size", type=int, default=512)
+    parser.add_argument("--top-k", type=int, default=4)
+    parser.add_argument("--dtype", choices=["bf16", "f32"], default="bf16")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
+    parser.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    args = parser.parse_args()
+    print(
+        f"H={args.hidden} I={args.intermediate} E={args.experts} T={args.tokens} "
+        f"B={args.block_size} TopK={args.top_k} dtype={args.dtype} (best of {args.repeat})"
+    )
+    print(
+        f"{'variant':22s} {'N':>4s} {'B':>5s} {'kernel s':>9s} {'golden s':>9s} "
+        f"{'ratio':>6s} {'rel err':>9s}"
+    )
+    for name in args.variants.split(","):
+        r = bench(name.strip(), args)
+        print(
+            f"{r['variant']:22s} {r['N']:4d} {r['B']:5d} {r['kernel_s']:9.2f} "
+            f"{r['golden_s']:9.3f} {r['ratio']:6.2f} {r['error']:9.2e}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
