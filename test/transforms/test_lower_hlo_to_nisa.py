@@ -277,6 +277,50 @@ def test_scaled_matmul_exactly_summable_against_numpy():
     assert (y == expected).all()
 
 
+def finite_fp8_words(shape: tuple[int, ...], fmt: str) -> np.ndarray:
+    """Random ui32 words of four finite FP8 codes (no NaN / Inf codes)."""
+    dtype = ml_dtypes.float8_e4m3fn if fmt == "float8_e4m3fn" else ml_dtypes.float8_e5m2
+    codes = RNG.integers(0, 256, size=(*shape, 4), dtype=np.uint8)
+    bad = ~np.isfinite(codes.view(dtype).astype(np.float32))
+    codes[bad] = 0x01
+    return codes.view("<u4").reshape(shape).astype(np.uint32)
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2"])
+def test_scaled_matmul_of_packed_arguments(fmt: str):
+    """ScaledMatmul straight from ui32 / E8M0 function arguments (the boundary cast to x4),
+    both operands K-minor, a batch dim, K = 1056 (two full K tiles and a padded one)."""
+    b, m, n, k = 2, 10, 7, 1056
+    lhs = tensor((b, m, k // 4), "ui32")
+    rhs = tensor((b, n, k // 4), "ui32")
+    ls = tensor((b, m, k // 32), "f8E8M0FNU")
+    rs = tensor((b, n, k // 32), "f8E8M0FNU")
+    out = tensor((b, m, n), "bf16")
+    config = json.dumps(
+        {
+            "scaled_dot_backend_config": {
+                "lhs_batch_dimensions": [0],
+                "rhs_batch_dimensions": [0],
+                "lhs_contracting_dimensions": [2],
+                "rhs_contracting_dimensions": [2],
+                "element_dtype": fmt,
+            }
+        }
+    ).replace('"', "\\22")
+    src = (
+        f"func.func @main(%l: {lhs}, %r: {rhs}, %ls: {ls}, %rs: {rs}) -> {out} {{\n"
+        f"  %y = hlo.custom_call @__op$block_scaled_dot(%l, %r, %ls, %rs) "
+        f'{{backend_config = "{config}", api_version = 1 : i32}} : ({lhs}, {rhs}, {ls}, {rs})'
+        f" -> {out}\n  func.return %y : {out}\n}}\n"
+    )
+    scales = [
+        RNG.integers(120, 135, size=s, dtype=np.uint8).view(ml_dtypes.float8_e8m0fnu)
+        for s in ((b, m, k // 32), (b, n, k // 32))
+    ]
+    inputs = [finite_fp8_words((b, m, k // 4), fmt), finite_fp8_words((b, n, k // 4), fmt)]
+    check_levels(src, [*inputs, *scales], matmul_m_tile=4)
+
+
 # ------------------------------------------------------------------ dot_general
 
 DOT_CASES = [
