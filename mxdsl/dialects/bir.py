@@ -301,6 +301,7 @@ class AccessPatternAttr(ParametrizedAttribute):
     space: StringAttr
     start_partition: IntAttr
     num_partitions: IntAttr
+    partition_step: IntAttr
     pattern: ArrayAttr[ArrayAttr[IntAttr]]
     offset: IntAttr
     dtype_code: IntAttr
@@ -314,13 +315,16 @@ class AccessPatternAttr(ParametrizedAttribute):
         offset: int = 0,
         start_partition: int = 0,
         num_partitions: int = 1,
+        partition_step: int = 1,
     ):
-        if Memory(memory) == Memory.HBM and (start_partition, num_partitions) != (0, 1):
+        partitions = (start_partition, num_partitions, partition_step)
+        if Memory(memory) == Memory.HBM and partitions != (0, 1, 1):
             raise ValueError("an hbm access pattern has no partitions")
         super().__init__(
             StringAttr(Memory(memory).value),
             IntAttr(start_partition),
             IntAttr(num_partitions),
+            IntAttr(partition_step),
             ArrayAttr(ArrayAttr(IntAttr(v) for v in pair) for pair in pattern),
             IntAttr(offset),
             IntAttr(int(dtype)),
@@ -343,6 +347,21 @@ class AccessPatternAttr(ParametrizedAttribute):
     @property
     def np(self) -> int:
         return self.num_partitions.data
+
+    @property
+    def ps(self) -> int:
+        """The partition step: the pattern's partitions are ``p0 + i * ps``, ``i < np``."""
+        return self.partition_step.data
+
+    @property
+    def last_partition(self) -> int:
+        return self.p0 + (self.np - 1) * self.ps
+
+    def partitions_text(self) -> str:
+        """``[0, 128)``, or ``0, 8, ..., 120`` with a partition step."""
+        if self.ps == 1:
+            return f"[{self.p0}, {self.p0 + self.np})"
+        return f"{self.p0}, {self.p0 + self.ps}, ..., {self.last_partition}"
 
     @property
     def off(self) -> int:
@@ -394,6 +413,7 @@ class AccessPatternAttr(ParametrizedAttribute):
             offset=self.off,
             start_partition=self.p0,
             num_partitions=self.np,
+            partition_step=self.ps,
         )
 
     # ----------------------------------------------------------------- syntax
@@ -414,12 +434,16 @@ class AccessPatternAttr(ParametrizedAttribute):
         with parser.in_angle_brackets():
             memory = parser.parse_str_enum(Memory)
             parser.parse_punctuation(",")
-            p0, np_ = 0, 1
+            p0, np_, ps = 0, 1, 1
             if memory != Memory.HBM:
                 p0 = parse_field("p0")
                 parser.parse_punctuation(",")
                 np_ = parse_field("np")
                 parser.parse_punctuation(",")
+                if parser.parse_optional_keyword("ps") is not None:
+                    parser.parse_punctuation("=")
+                    ps = parser.parse_integer()
+                    parser.parse_punctuation(",")
             pairs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parse_pair)
             parser.parse_punctuation(",")
             offset = parse_field("off")
@@ -429,13 +453,15 @@ class AccessPatternAttr(ParametrizedAttribute):
             StringAttr(memory.value),
             IntAttr(p0),
             IntAttr(np_),
+            IntAttr(ps),
             ArrayAttr(pairs),
             IntAttr(offset),
             IntAttr(dtype),
         )
 
     def print_parameters(self, printer: Printer) -> None:
-        partitions = f"p0 = {self.p0}, np = {self.np}, " if self.on_chip else ""
+        step = f"ps = {self.ps}, " if self.ps != 1 else ""
+        partitions = f"p0 = {self.p0}, np = {self.np}, {step}" if self.on_chip else ""
         pairs = ", ".join(
             "[" + ", ".join(str(v.data) for v in pair.data) + "]" for pair in self.pattern.data
         )
@@ -460,25 +486,48 @@ class AccessPatternAttr(ParametrizedAttribute):
                 raise VerifyException(f"bir.ap: each entry is a [step, num] pair, got {values}")
             if values[1] < 1:
                 raise VerifyException(f"bir.ap: num must be at least 1, got {values}")
-        if self.p0 < 0 or self.np < 1:
+        if self.p0 < 0 or self.np < 1 or self.ps < 1:
             raise VerifyException(
-                f"bir.ap: p0 must be >= 0 and np >= 1, got p0 = {self.p0}, np = {self.np}"
+                f"bir.ap: p0 must be >= 0, np and ps >= 1, got p0 = {self.p0}, "
+                f"np = {self.np}, ps = {self.ps}"
             )
 
 
 def sbuf_ap(
-    p0: int, np: int, pattern: Sequence[tuple[int, int]], dtype: Dtype | int, off: int = 0
+    p0: int,
+    np: int,
+    pattern: Sequence[tuple[int, int]],
+    dtype: Dtype | int,
+    off: int = 0,
+    ps: int = 1,
 ) -> AccessPatternAttr:
     return AccessPatternAttr(
-        Memory.SBUF, pattern, dtype=dtype, offset=off, start_partition=p0, num_partitions=np
+        Memory.SBUF,
+        pattern,
+        dtype=dtype,
+        offset=off,
+        start_partition=p0,
+        num_partitions=np,
+        partition_step=ps,
     )
 
 
 def psum_ap(
-    p0: int, np: int, pattern: Sequence[tuple[int, int]], dtype: Dtype | int, off: int = 0
+    p0: int,
+    np: int,
+    pattern: Sequence[tuple[int, int]],
+    dtype: Dtype | int,
+    off: int = 0,
+    ps: int = 1,
 ) -> AccessPatternAttr:
     return AccessPatternAttr(
-        Memory.PSUM, pattern, dtype=dtype, offset=off, start_partition=p0, num_partitions=np
+        Memory.PSUM,
+        pattern,
+        dtype=dtype,
+        offset=off,
+        start_partition=p0,
+        num_partitions=np,
+        partition_step=ps,
     )
 
 
@@ -535,10 +584,13 @@ def check_ap(
     ap: AccessPatternAttr,
     memories: Sequence[Memory],
     tensor: SSAValue | None = None,
+    *,
+    partition_step: bool = False,
 ) -> AccessPatternAttr:
     """Check ``ap`` against its memory: the memory is one of ``memories``, the partitions
-    lie in the 128, the bytes in each partition's capacity (or in the HBM tensor), the
-    offset is aligned to the element size."""
+    lie in the 128 (with a step only where ``partition_step``: the DMAs), the bytes in
+    each partition's capacity (or in the HBM tensor), the offset is aligned to the
+    element size."""
     memory = ap.memory
     if memory not in memories:
         raise VerifyException(f"{role} must be in {_memories(memories)}, got {memory.value}")
@@ -557,9 +609,14 @@ def check_ap(
         capacity = hbm_tensor_bytes(tensor)
         where = f"its {capacity}-byte tensor {tensor.type}"
     else:
-        if ap.p0 + ap.np > PARTITIONS:
+        if ap.ps != 1 and not partition_step:
             raise VerifyException(
-                f"{role} partitions [{ap.p0}, {ap.p0 + ap.np}) exceed the {PARTITIONS} "
+                f"{role} steps over partitions (ps = {ap.ps}); only the DMAs take a "
+                "partition step, engines work on consecutive partitions"
+            )
+        if ap.last_partition >= PARTITIONS:
+            raise VerifyException(
+                f"{role} partitions {ap.partitions_text()} exceed the {PARTITIONS} "
                 f"partitions of {memory.value}"
             )
         capacity = CAPACITY[memory]
@@ -686,24 +743,28 @@ class DmaOp(IRDLOperation):
     pattern, converting the dtype (via f32, as nisa.dma_copy); x4 dtypes copy only to
     the same dtype.
 
-    ``bir.dma #bir.ap<sbuf, ...>, #bir.ap<hbm, ...> of %t : memref<...> (offset %o)?``.
-    Patterns in hbm or sbuf; an hbm pattern names its tensor. ``offset`` adds a run-time
-    byte offset (an ``index``) to that side's ``off``, for loops; the bounds of the
-    dynamic part are checked when the DMA runs."""
+    ``bir.dma #bir.ap<sbuf, ...> (partition %p)? (offset %o)?, #bir.ap<hbm, ...> of %t :
+    memref<...> (offset %o)?``. Patterns in hbm or sbuf, on chip with any partition step;
+    an hbm pattern names its tensor. At run time ``offset`` (an ``index``) adds bytes to
+    that side's ``off`` and ``partition`` (on chip) adds partitions to its ``p0``, for
+    loops; the bounds of the dynamic part are checked when the DMA runs."""
 
     name = "bir.dma"
     dst = prop_def(AccessPatternAttr)
     src = prop_def(AccessPatternAttr)
     dst_tensor = opt_operand_def(MemRefType)
+    dst_partition = opt_operand_def(IndexType)
     dst_offset = opt_operand_def(IndexType)
     src_tensor = opt_operand_def(MemRefType)
+    src_partition = opt_operand_def(IndexType)
     src_offset = opt_operand_def(IndexType)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = _EFFECTS
     assembly_format = (
-        "qualified($dst) (`of` $dst_tensor^ `:` type($dst_tensor))? (`offset` $dst_offset^)? "
-        "`,` qualified($src) (`of` $src_tensor^ `:` type($src_tensor))? "
-        "(`offset` $src_offset^)? attr-dict"
+        "qualified($dst) (`of` $dst_tensor^ `:` type($dst_tensor))? "
+        "(`partition` $dst_partition^)? (`offset` $dst_offset^)? `,` "
+        "qualified($src) (`of` $src_tensor^ `:` type($src_tensor))? "
+        "(`partition` $src_partition^)? (`offset` $src_offset^)? attr-dict"
     )
 
     def __init__(
@@ -715,15 +776,25 @@ class DmaOp(IRDLOperation):
         src_tensor: SSAValue | None = None,
         dst_offset: SSAValue | None = None,
         src_offset: SSAValue | None = None,
+        dst_partition: SSAValue | None = None,
+        src_partition: SSAValue | None = None,
     ):
         super().__init__(
-            operands=[dst_tensor, dst_offset, src_tensor, src_offset],
+            operands=[dst_tensor, dst_partition, dst_offset, src_tensor, src_partition, src_offset],
             properties={"dst": dst, "src": src},
         )
 
     def verify_(self) -> None:
-        dst = check_ap("dst", self.dst, DMA_MEMORIES, self.dst_tensor)
-        src = check_ap("src", self.src, DMA_MEMORIES, self.src_tensor)
+        dst = check_ap("dst", self.dst, DMA_MEMORIES, self.dst_tensor, partition_step=True)
+        src = check_ap("src", self.src, DMA_MEMORIES, self.src_tensor, partition_step=True)
+        for role, ap, partition in (
+            ("dst", dst, self.dst_partition),
+            ("src", src, self.src_partition),
+        ):
+            if partition is not None and not ap.on_chip:
+                raise VerifyException(
+                    f"{role} is in hbm; a run-time partition needs an on-chip pattern"
+                )
         _x4_copy(dst, src)
         if dst.num_elements != src.num_elements:
             raise VerifyException(
@@ -791,8 +862,8 @@ class DmaIndirectOp(IRDLOperation):
         return "dst" if self.scatter is not None else "src"
 
     def verify_(self) -> None:
-        dst = check_ap("dst", self.dst, DMA_MEMORIES, self.dst_tensor)
-        src = check_ap("src", self.src, DMA_MEMORIES, self.src_tensor)
+        dst = check_ap("dst", self.dst, DMA_MEMORIES, self.dst_tensor, partition_step=True)
+        src = check_ap("src", self.src, DMA_MEMORIES, self.src_tensor, partition_step=True)
         _x4_copy(dst, src)
         if dst.num_elements != src.num_elements:
             raise VerifyException(

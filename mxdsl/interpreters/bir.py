@@ -169,10 +169,26 @@ def _byte_columns(pairs: tuple[tuple[int, int], ...], start: int, size: int) -> 
 
 
 class Region:
-    """Where a pattern lives: the ``[partitions, bytes]`` array and the partition base."""
+    """Where a pattern lives: the ``[partitions, bytes]`` array (HBM: ``[1, bytes]``) and
+    the first partition (``p0`` plus a run-time partition offset)."""
 
-    def __init__(self, op: Operation, role: str, ap: AccessPatternAttr, array: np.ndarray):
+    def __init__(
+        self,
+        op: Operation,
+        role: str,
+        ap: AccessPatternAttr,
+        array: np.ndarray,
+        partition_offset: int = 0,
+    ):
         self.op, self.role, self.ap, self.array = op, role, ap, array
+        self.p0 = ap.p0 + partition_offset
+        last = self.p0 + (ap.np - 1) * ap.ps
+        if partition_offset and (self.p0 < 0 or last >= array.shape[0]):
+            raise OpInterpretationError(
+                op,
+                f"{role} partitions {self.p0} .. {last} (with its run-time partition) are "
+                f"outside the {array.shape[0]} partitions of {ap.memory.value}",
+            )
 
     def bounds(self, extra: int) -> tuple[int, int]:
         low, high = self.ap.byte_range(extra)
@@ -187,9 +203,15 @@ class Region:
         return low, high
 
     def rows(self, selected: np.ndarray | None) -> Any:
+        """The partitions of the pattern (or of the ``selected`` relative ones)."""
+        ps = self.ap.ps
         if selected is None:
-            return slice(self.ap.p0, self.ap.p0 + self.ap.np)
-        return self.ap.p0 + selected
+            return slice(self.p0, self.p0 + (self.ap.np - 1) * ps + 1, ps)
+        return self.p0 + selected * ps
+
+    def row_index(self, selected: np.ndarray | None) -> np.ndarray:
+        relative = np.arange(self.ap.np) if selected is None else selected
+        return self.p0 + relative * self.ap.ps
 
     def read_bytes(self, extra: int = 0, selected: np.ndarray | None = None) -> np.ndarray:
         """``[rows, elements, size]`` uint8 (a copy)."""
@@ -216,8 +238,7 @@ class Region:
             self.array[rows, low : low + count * size] = raw.reshape(nrows, count * size)
             return
         columns = _byte_columns(ap.get_pairs(), ap.off + extra, size)
-        row_index = np.arange(ap.p0, ap.p0 + ap.np) if selected is None else ap.p0 + selected
-        self.array[row_index[:, None, None], columns[None]] = raw
+        self.array[self.row_index(selected)[:, None, None], columns[None]] = raw
 
     def read(self, extra: int = 0, selected: np.ndarray | None = None) -> np.ndarray:
         """``[rows, elements per partition]`` in the dtype code's numpy type."""
@@ -237,10 +258,12 @@ def _region(
     role: str,
     ap: AccessPatternAttr,
     tensor: Any = None,
+    partition_offset: int = 0,
 ) -> Region:
     if ap.memory == bir.Memory.HBM:
         return Region(op, role, ap, hbm_bytes(op, tensor))
-    return Region(op, role, ap, machine(interpreter).memory(ap.memory))
+    memory = machine(interpreter).memory(ap.memory)
+    return Region(op, role, ap, memory, partition_offset)
 
 
 def _indexed_columns(
@@ -274,7 +297,7 @@ def _element_columns(region: Region, elements: np.ndarray) -> tuple[np.ndarray, 
     region.bounds(0)
     per_partition = ap.elements_per_partition
     columns = _byte_columns(ap.get_pairs(), ap.off, ap.dtype.size)
-    rows = ap.p0 + elements // per_partition
+    rows = region.p0 + (elements // per_partition) * ap.ps
     return rows, columns[elements % per_partition]
 
 
@@ -284,6 +307,10 @@ def _as_bytes(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 def _tensor(values: dict[SSAValue, Any], value: SSAValue | None) -> Any:
     return values[value] if value is not None else None
+
+
+def _index(values: dict[SSAValue, Any], value: SSAValue | None) -> int:
+    return as_int(values[value]) if value is not None else 0
 
 
 def _operand_values(op: Operation, args: PythonValues) -> dict[SSAValue, Any]:
@@ -414,10 +441,12 @@ class BirFunctions(InterpreterFunctions):
     @impl(bir.DmaOp)
     def run_dma(self, interpreter: Interpreter, op: bir.DmaOp, args: PythonValues):
         values = _operand_values(op, args)
-        dst_extra = as_int(values[op.dst_offset]) if op.dst_offset is not None else 0
-        src_extra = as_int(values[op.src_offset]) if op.src_offset is not None else 0
-        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor))
-        src = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor))
+        dst_extra = _index(values, op.dst_offset)
+        src_extra = _index(values, op.src_offset)
+        dst_partition = _index(values, op.dst_partition)
+        src_partition = _index(values, op.src_partition)
+        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor), dst_partition)
+        src = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor), src_partition)
         moved = convert(src.read(src_extra).reshape(-1), numpy_dtype(op.dst.dtype))
         dst.write(moved, dst_extra)
         return ()

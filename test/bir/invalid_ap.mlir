@@ -37,7 +37,7 @@ func.func @zero_partitions() {
   bir.memset #bir.ap<sbuf, p0 = 0, np = 0, [[1, 4]], off = 0, dtype = 16>, 0.0
   func.return
 }
-// CHECK: bir.ap: p0 must be >= 0 and np >= 1, got p0 = 0, np = 0
+// CHECK: bir.ap: p0 must be >= 0, np and ps >= 1, got p0 = 0, np = 0, ps = 1
 
 // -----
 
@@ -78,6 +78,30 @@ func.func @partitions() {
   func.return
 }
 // CHECK: 'bir.memset' op dst partitions [100, 164) exceed the 128 partitions of sbuf
+
+// -----
+
+func.func @strided_partitions(%t: memref<17x4xf32>) {
+  bir.dma #bir.ap<sbuf, p0 = 0, np = 17, ps = 8, [[1, 4]], off = 0, dtype = 16>, #bir.ap<hbm, [[4, 17], [1, 4]], off = 0, dtype = 16> of %t : memref<17x4xf32>
+  func.return
+}
+// CHECK: 'bir.dma' op dst partitions 0, 8, ..., 128 exceed the 128 partitions of sbuf
+
+// -----
+
+func.func @partition_step_on_an_engine() {
+  bir.memset #bir.ap<sbuf, p0 = 0, np = 16, ps = 8, [[1, 4]], off = 0, dtype = 16>, 0.0
+  func.return
+}
+// CHECK: 'bir.memset' op dst steps over partitions (ps = 8); only the DMAs take a partition step, engines work on consecutive partitions
+
+// -----
+
+func.func @run_time_partition_in_hbm(%t: memref<16xf32>, %i: index) {
+  bir.dma #bir.ap<sbuf, p0 = 0, np = 1, [[1, 4]], off = 0, dtype = 16>, #bir.ap<hbm, [[1, 4]], off = 0, dtype = 16> of %t : memref<16xf32> partition %i
+  func.return
+}
+// CHECK: 'bir.dma' op src is in hbm; a run-time partition needs an on-chip pattern
 
 // -----
 

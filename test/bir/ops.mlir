@@ -8,6 +8,7 @@ func.func @data_movement(%x: memref<128x512xbf16, #nisa.mem<hbm>>, %out: memref<
   bir.dma #bir.ap<sbuf, p0 = 64, np = 32, [[1, 128]], off = 1024, dtype = 16>, #bir.ap<hbm, [[512, 32], [1, 128]], off = 256, dtype = 10> of %x : memref<128x512xbf16, #nisa.mem<hbm>> offset %i
   bir.dma #bir.ap<hbm, [[1, 128], [128, 512]], off = 0, dtype = 16> of %out : memref<512x128xf32> offset %i, #bir.ap<sbuf, p0 = 0, np = 128, [[4, 128], [1, 4]], off = 0, dtype = 16>
   bir.dma #bir.ap<sbuf, p0 = 0, np = 128, [[1, 1]], off = 4096, dtype = 17>, #bir.ap<hbm, [[1, 128], [1, 1]], off = 0, dtype = 17> of %ids : memref<128xi32, #nisa.mem<hbm>>
+  bir.dma #bir.ap<sbuf, p0 = 0, np = 16, ps = 8, [[1, 32]], off = 0, dtype = 10> partition %i offset %i, #bir.ap<hbm, [[512, 16], [1, 32]], off = 0, dtype = 10> of %x : memref<128x512xbf16, #nisa.mem<hbm>> offset %i
   bir.dma_indirect #bir.ap<sbuf, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 10>, #bir.ap<hbm, [[512, 128], [1, 512]], off = 0, dtype = 10> of %x : memref<128x512xbf16, #nisa.mem<hbm>> index #bir.ap<sbuf, p0 = 0, np = 128, [[1, 1]], off = 4096, dtype = 17> dim 0 bound 128
   bir.dma_indirect #bir.ap<hbm, [[512, 128], [1, 512]], off = 0, dtype = 10> of %x : memref<128x512xbf16, #nisa.mem<hbm>>, #bir.ap<sbuf, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 10> index #bir.ap<sbuf, p0 = 0, np = 128, [[1, 1]], off = 4096, dtype = 17> dim 0 bound 128 scatter oob_mode skip
   bir.memset #bir.ap<psum, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 16>, 0.000000e+00
@@ -23,6 +24,7 @@ func.func @data_movement(%x: memref<128x512xbf16, #nisa.mem<hbm>>, %out: memref<
 // CHECK-NEXT: bir.dma #bir.ap<sbuf, p0 = 64, np = 32, [[1, 128]], off = 1024, dtype = 16>, #bir.ap<hbm, [[512, 32], [1, 128]], off = 256, dtype = 10> of %x : memref<128x512xbf16, #nisa.mem<hbm>> offset %i
 // CHECK-NEXT: bir.dma #bir.ap<hbm, [[1, 128], [128, 512]], off = 0, dtype = 16> of %out : memref<512x128xf32> offset %i, #bir.ap<sbuf, p0 = 0, np = 128, [[4, 128], [1, 4]], off = 0, dtype = 16>
 // CHECK-NEXT: bir.dma #bir.ap<sbuf, p0 = 0, np = 128, [[1, 1]], off = 4096, dtype = 17>, #bir.ap<hbm, [[1, 128], [1, 1]], off = 0, dtype = 17> of %ids : memref<128xi32, #nisa.mem<hbm>>
+// CHECK-NEXT: bir.dma #bir.ap<sbuf, p0 = 0, np = 16, ps = 8, [[1, 32]], off = 0, dtype = 10> partition %i offset %i, #bir.ap<hbm, [[512, 16], [1, 32]], off = 0, dtype = 10> of %x : memref<128x512xbf16, #nisa.mem<hbm>> offset %i
 // CHECK-NEXT: bir.dma_indirect #bir.ap<sbuf, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 10>, #bir.ap<hbm, [[512, 128], [1, 512]], off = 0, dtype = 10> of %x : memref<128x512xbf16, #nisa.mem<hbm>> index #bir.ap<sbuf, p0 = 0, np = 128, [[1, 1]], off = 4096, dtype = 17> dim 0 bound 128
 // CHECK-NEXT: bir.dma_indirect #bir.ap<hbm, [[512, 128], [1, 512]], off = 0, dtype = 10> of %x : memref<128x512xbf16, #nisa.mem<hbm>>, #bir.ap<sbuf, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 10> index #bir.ap<sbuf, p0 = 0, np = 128, [[1, 1]], off = 4096, dtype = 17> dim 0 bound 128 scatter oob_mode skip
 // CHECK-NEXT: bir.memset #bir.ap<psum, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 16>, 0.000000e+00

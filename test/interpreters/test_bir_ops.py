@@ -529,3 +529,40 @@ def test_tensor_reduce_inner_pairs_negate_and_integers():
     body = f"  bir.tensor_reduce {sb(4, '[[1, 1]]', I32, off=8192)}, bitwise_or {sb(4, '[[1, 8]]', I32)} inner 1\n"
     _elementwise(body, ("x", bits, I32, "i32"), out=out_i, out_code=I32, out_t="i32")
     np.testing.assert_array_equal(out_i[:, 0], np.bitwise_or.reduce(bits, axis=1))
+
+
+def test_dma_loop_with_partition_step_and_run_time_partition():
+    """The shape lower-hlo-to-nisa emits for a quantize source: for r in 0..8, rows
+    [16 r-blocks] of x go to partitions r, r + 8, ..., r + 120 (``subview [%r, 0] [16, 32]
+    [8, 1]``): a partition step of 8 and a run-time partition ``%r``."""
+    x = RNG.standard_normal((128, 32)).astype(BF16)
+    out = np.zeros((128, 32), BF16)
+    tx = mt("128x32", "bf16")
+    body = (
+        "  %c0 = arith.constant 0 : index\n"
+        "  %c1 = arith.constant 1 : index\n"
+        "  %c8 = arith.constant 8 : index\n"
+        "  %c64 = arith.constant 64 : index\n"
+        "  scf.for %r = %c0 to %c8 step %c1 {\n"
+        "    %bytes = arith.muli %r, %c64 : index\n"
+        f"    bir.dma {sb(16, '[[1, 32]]', BF).replace('np = 16,', 'np = 16, ps = 8,')} partition %r, "
+        f"{hb('[[256, 16], [1, 32]]', BF)} of %x : {tx} offset %bytes\n"
+        "  }\n" + store(hb("[[32, 128], [1, 32]]", BF), "out", tx, sb(128, "[[1, 32]]", BF))
+    )
+    run(body, f"%x: {tx}, %out: {tx}", x, out)
+    # partition 8 i + r holds x row 8 i + r: hbm row r + 8 i (byte offset 64 r + 512 i)
+    np.testing.assert_array_equal(out.view(np.uint16), x.view(np.uint16))
+
+    bad = (
+        "  %c1 = arith.constant 1 : index\n"
+        f"  bir.dma {sb(16, '[[1, 32]]', BF).replace('np = 16,', 'np = 16, ps = 8,')} partition %c1, "
+        f"{hb('[[256, 16], [1, 32]]', BF)} of %x : {tx}\n"
+        f"  bir.dma {sb(16, '[[1, 32]]', BF).replace('np = 16,', 'np = 16, ps = 8,')} partition %c8, "
+        f"{hb('[[256, 16], [1, 32]]', BF)} of %x : {tx}\n"
+    ).replace("%c8,", "%c8x,")
+    bad = "  %c8x = arith.constant 8 : index\n" + bad
+    with pytest.raises(
+        Exception,
+        match=r"dst partitions 8 \.\. 128 \(with its run-time partition\) are outside the 128 partitions of sbuf",
+    ):
+        run(bad, f"%x: {tx}", x)
