@@ -6,8 +6,9 @@ instruction names the memory it reads and writes with an access pattern attribut
     #bir.ap<sbuf, p0 = 0, np = 128, [[1, 512]], off = 0, dtype = 10>
     #bir.ap<hbm, [[512, 128], [1, 512]], off = 1024, dtype = 10>
 
-An on-chip (sbuf / psum) pattern covers partitions ``[p0, p0 + np)``; in every one of
-them it visits the elements ``off + esize * sum_k(i_k * step_k)`` for ``0 <= i_k <
+An on-chip (sbuf / psum) pattern covers partitions ``p0 + i * ps`` for ``i < np``
+(``ps = 1`` unless printed; only the DMAs step over partitions); in every one of them
+it visits the elements ``off + esize * sum_k(i_k * step_k)`` for ``0 <= i_k <
 num_k``, the ``[step, num]`` pairs outermost first, steps in *elements of the dtype*
 (an x4 container for the x4 dtypes) and ``off`` in *bytes*. An hbm pattern has no
 partitions: it walks the bytes of one HBM tensor the same way. Elements are enumerated
@@ -18,7 +19,8 @@ instruction correspond element by element. ``dtype`` is a BIR dtype code
 HBM tensors are SSA values: the ``memref`` arguments of the kernel's ``func.func`` (or
 ``memref.alloc`` in hbm), e.g. ``memref<128x512xbf16, #nisa.mem<hbm>>``; only the DMA
 instructions take them (``... of %t : memref<...>``), with patterns relative to the
-tensor's first byte. Every instruction returns nothing and carries read and write
+tensor's first byte; ``bir.dma`` also takes run-time ``partition`` / ``offset`` values
+(``index``) for loops. Every instruction returns nothing and carries read and write
 memory effects. Verifiers check each pattern against its memory (128 partitions, SBUF
 192 KiB and PSUM 16 KiB per partition, a matmul's PSUM destination inside one 2 KiB bank,
 HBM patterns inside their tensor), the dtype codes each instruction accepts and the x4
