@@ -340,13 +340,7 @@ class _Emitter:
             StridedLayoutAttr([full_strides[i] for i in kept], layout.get_offset()),
             t.memory_space,
         )
-        op = memref.SubviewOp.get(
-            source,
-            [self.index(o) if isinstance(o, SSAValue) else o for o in offsets],
-            sizes,
-            strides,
-            result_type,
-        )
+        op = memref.SubviewOp.get(source, offsets, sizes, strides, result_type)
         return self.emit(op).results[0]
 
     def rows(
@@ -383,7 +377,6 @@ def _scale_slots(
     per: int,
     col: Offset,
     cols: int,
-    keep_col: bool = True,
 ) -> SSAValue:
     """Scale rows ``first .. first + count * per`` of a quadrant-layout scale tile viewed
     as ``[4, 32, F]``: partitions ``32 j + s`` for ``j`` in ``first / 4 ..``, ``s < per``."""
@@ -392,7 +385,7 @@ def _scale_slots(
         [
             (first // QUADRANT_ROWS, count, 1, True),
             (0, per, 1, True),
-            (col, cols, 1, keep_col),
+            (col, cols, 1, True),
         ],
     )
 
@@ -555,12 +548,11 @@ class _FunctionLowering:
 
     def lower_return(self, op: func.ReturnOp) -> None:
         results: list[SSAValue] = []
-        for index, value in enumerate(op.arguments):
+        for value in op.arguments:
             mapped = self.value(value)
-            if isinstance(value.type, TensorType):
+            if isinstance(value.type, TensorType):  # x4 data goes out as ui32
                 mapped = self.e.cast(mapped, value.type.get_element_type())
             results.append(mapped)
-            del index
         self.e.emit(func.ReturnOp(*results))
 
     def result_buffer(self, tensor: SSAValue, element_type: Attribute | None = None) -> SSAValue:
@@ -631,13 +623,13 @@ class _FunctionLowering:
         else:
             self.quantize_second_to_last(source, data, scale, tiles)
 
-    def quantize_tile(
+    def quantize_views(
         self, tiles: tuple[SSAValue, ...], groups: int, cols: int
-    ) -> tuple[SSAValue, SSAValue, int]:
-        """The src view ``[8 * padded groups, 4 cols]`` (padding zeroed) and the dst view
-        after ``quantize_mx``; returns (src view, dst view, padded partitions)."""
+    ) -> tuple[SSAValue, SSAValue]:
+        """The src view ``[8 * padded groups, 4 cols]`` (the padding partitions zeroed, so
+        the tile is a multiple of 32 partitions) and the dst view of one quantize tile."""
         e = self.e
-        src_tile, dst_tile, scale_tile, _ = tiles
+        src_tile, dst_tile, _, _ = tiles
         partitions = BLOCK_ROWS * _round_up(groups, QUADRANT_ROWS)
         src = e.rows(src_tile, partitions, X4_PACK * cols)
         dst = e.rows(dst_tile, partitions, cols)
@@ -646,7 +638,7 @@ class _FunctionLowering:
                 src_tile, partitions - BLOCK_ROWS * groups, X4_PACK * cols, BLOCK_ROWS * groups
             )
             e.memset(pad, 0.0)
-        return src, dst, partitions
+        return src, dst
 
     def quantize_scales_out(
         self, quadrants: SSAValue, groups: int, cols: int, hbm_rows: Callable[[int, int], SSAValue]
@@ -674,7 +666,7 @@ class _FunctionLowering:
         quadrants = tiles[3]
 
         def tile(row0: Offset, groups: int, blk0: Offset, cols: int) -> None:
-            src, dst, _ = self.quantize_tile(tiles, groups, cols)
+            src, dst = self.quantize_views(tiles, groups, cols)
 
             def load(r: SSAValue) -> None:
                 part = e.view(src, [(r, groups, BLOCK_ROWS, True), (0, X4_PACK * cols, 1, True)])
@@ -743,7 +735,7 @@ class _FunctionLowering:
 
         def tile(o: Offset, blk0: Offset, groups: int, col0: Offset, cols: int) -> None:
             outer: Dims = [(o, 1, 1, False)] if has_outer else []
-            src, dst, _ = self.quantize_tile(tiles, groups, cols)
+            src, dst = self.quantize_views(tiles, groups, cols)
             rows = BLOCK_ROWS * groups
 
             def load(q: SSAValue) -> None:
@@ -929,7 +921,6 @@ class _Matmul:
     ):
         self.lowering = lowering
         self.e = lowering.e
-        self.op = op
         self.lhs = lhs
         self.rhs = rhs
         self.mx = mx
