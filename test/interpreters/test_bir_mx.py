@@ -14,6 +14,7 @@ from mxdsl.interpreters.bir import Machine, machine
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.packing import interleave_scale_rows, pack_fp4_x4, pack_fp8_x4
+from mxdsl.numerics.quantize import quantize_mx
 from mxdsl.numerics.reference import quantize_mx_reference
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
@@ -112,6 +113,9 @@ def test_quantize_mx_matches_numerics_physical_geometry(data_code, src, alt):
     codes, expected_scale = quantize_mx_reference(
         x, fmt, PHYSICAL_BLOCK_SHAPE, alternative_emax=alt
     )
+    fast_codes, fast_scale = quantize_mx(x, fmt, PHYSICAL_BLOCK_SHAPE, alternative_emax=alt)
+    np.testing.assert_array_equal(fast_codes, codes)  # the public entry point agrees
+    np.testing.assert_array_equal(fast_scale, expected_scale)
     if data_code == 2:
         expected = pack_fp4_x4(codes)
     elif data_code in (8, 9):
