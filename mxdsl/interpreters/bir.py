@@ -56,7 +56,7 @@ from mxdsl.interpreters.nisa import (
 )
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import pe_pass
+from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -65,7 +65,6 @@ from mxdsl.numerics.packing import (
     unpack_fp4_x4,
     unpack_fp8_x4,
 )
-from mxdsl.numerics.quantize import dequantize_mx
 from mxdsl.numerics.reference import (
     e8m0_from_max_exponent,
     exponent_bytes,
@@ -400,15 +399,8 @@ def scale_rows_of(partitions: int) -> np.ndarray:
 def mx_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> np.ndarray:
     """x4 matmul data ``[P, F]`` with its scale rows ``[P/8, F]`` dequantized to f32
     ``[F, 4P]``, contraction index ``k = 4p + q`` (the nisa interpreter's order)."""
-    partitions, free = data.shape
-    if dtype == Dtype.FLOAT4_E2M1FN_X4:
-        codes = unpack_fp4_x4(data.astype(np.uint16))
-    else:
-        codes = unpack_fp8_x4(data.astype(np.uint32))
-    values = dequantize_mx(codes, scale_rows, MX_FORMATS[dtype], PHYSICAL_BLOCK_SHAPE)
-    return np.ascontiguousarray(values.reshape(partitions, free, 4).transpose(1, 0, 2)).reshape(
-        free, 4 * partitions
-    )
+    containers = data.astype(np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32)
+    return mx_matmul_operand(containers, scale_rows, MX_FORMATS[dtype])
 
 
 def _write_matmul(dst: Region, product: np.ndarray, accumulate: bool) -> None:

@@ -58,8 +58,8 @@ from mxdsl.dialects import nisa
 from mxdsl.interpreters import OpInterpretationError, is_float_dtype, numpy_dtype, round_to
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import pe_pass
-from mxdsl.numerics.reference import dequantize_mx_reference, quantize_mx_reference
+from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass
+from mxdsl.numerics.reference import quantize_mx_reference
 
 F32 = np.dtype(np.float32)
 INT_SENTINEL = 4
@@ -687,21 +687,10 @@ def _write_matmul(op: Operation, dst: np.ndarray, product: np.ndarray, accumulat
 def _mx_operand(
     op: Operation, role: str, data: np.ndarray, scale: np.ndarray, value: SSAValue
 ) -> np.ndarray:
-    """An x4 matmul operand ``[P, F]`` dequantized to f32 ``[F, 4P]`` (k = 4p + q)."""
-    fmt = x4_format(_elem_type(value))
-    if not fmt.is_fp8:
-        raise OpInterpretationError(
-            op,
-            f"{role}: float4_e2m1fn_x4 data is not modelled by the nisa interpreter yet "
-            "(its lane order needs the numerics' FP4 unpacking)",
-        )
-    partitions, free = data.shape
-    codes = np.ascontiguousarray(data.astype("<u4")).view(np.uint8).reshape(partitions, 4 * free)
-    rows = np.ascontiguousarray(scale[scale_rows(partitions)]).view(np.uint8)
-    values = dequantize_mx_reference(codes, rows, fmt, PHYSICAL_BLOCK_SHAPE)
-    return np.ascontiguousarray(values.reshape(partitions, free, 4).transpose(1, 0, 2)).reshape(
-        free, 4 * partitions
-    )
+    """An x4 matmul operand ``[P, F]`` dequantized to f32 ``[F, 4P]`` (k = 4p + q), its
+    scale rows read from the quadrant layout."""
+    rows = np.ascontiguousarray(scale[scale_rows(data.shape[0])])
+    return mx_matmul_operand(data, rows, x4_format(_elem_type(value)))
 
 
 __all__ = [

@@ -24,6 +24,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
+from mxdsl.numerics.formats import MxFormat
+from mxdsl.numerics.packing import unpack_fp4_x4, unpack_fp8_x4
+from mxdsl.numerics.quantize import dequantize_mx
+
 MATMUL_K_TILE = 128
 """Contraction elements per ``nc_matmul`` pass: the 128 partitions."""
 
@@ -59,3 +64,20 @@ def k_tiled_matmul(lhs: npt.ArrayLike, rhs: npt.ArrayLike, k_tile: int) -> npt.N
             lhs_arr[..., start : start + k_tile], rhs_arr[..., start : start + k_tile, :]
         )
     return accumulator
+
+
+def mx_matmul_operand(
+    containers: npt.ArrayLike, scale_rows: npt.ArrayLike, fmt: MxFormat
+) -> npt.NDArray[np.float32]:
+    """An ``nc_matmul_mx`` / ``matmult_mx`` operand as the PE array reads it: x4 data
+    ``[P, F]`` (uint32 FP8 or uint16 FP4 containers) with its E8M0 scale rows
+    ``[P // 8, F]`` (row i covers partitions 8i .. 8i+7: one 8 x 4 physical block per
+    scale) dequantized to fp32 ``[F, 4P]``, contraction index ``k = 4p + q`` for
+    partition p and lane q."""
+    data = np.asarray(containers)
+    partitions, free = data.shape
+    codes = unpack_fp8_x4(data) if fmt.is_fp8 else unpack_fp4_x4(data)
+    scales = np.asarray(scale_rows).view(np.uint8)
+    values = dequantize_mx(codes, scales, fmt, PHYSICAL_BLOCK_SHAPE)
+    by_column = values.reshape(partitions, free, 4).transpose(1, 0, 2)
+    return np.ascontiguousarray(by_column).reshape(free, 4 * partitions)

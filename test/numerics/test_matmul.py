@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from mxdsl.numerics.matmul import k_tiled_matmul, pe_pass
+from mxdsl.numerics import MxFormat, pack_fp4_x4, pack_fp8_x4
+from mxdsl.numerics.matmul import k_tiled_matmul, mx_matmul_operand, pe_pass
 
 RNG = np.random.default_rng(7)
 
@@ -55,3 +56,26 @@ def test_bad_tile_and_mismatched_k_are_refused() -> None:
         k_tiled_matmul(np.ones((1, 2)), np.ones((2, 1)), 0)
     with pytest.raises(ValueError, match="contraction"):
         k_tiled_matmul(np.ones((1, 2)), np.ones((3, 1)), 2)
+
+
+E2M1_GRID = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], np.float32)
+
+
+@pytest.mark.parametrize("fmt", [MxFormat.E4M3FN, MxFormat.E5M2, MxFormat.E2M1])
+def test_mx_matmul_operand_reads_k_as_4p_plus_q(fmt: MxFormat) -> None:
+    partitions, free = 16, 3
+    codes = RNG.integers(0, 16 if fmt is MxFormat.E2M1 else 0x78, (partitions, 4 * free))
+    codes = codes.astype(np.uint8)
+    scales = RNG.integers(120, 135, (partitions // 8, free)).astype(np.uint8)
+    if fmt is MxFormat.E2M1:
+        containers = pack_fp4_x4(codes)
+        values = E2M1_GRID[codes]
+    else:
+        containers = pack_fp8_x4(codes)
+        values = codes.view(fmt.dtype).astype(np.float32)
+    operand = mx_matmul_operand(containers, scales, fmt)
+    for p in range(partitions):
+        for f in range(free):
+            scale = np.float32(2.0 ** (int(scales[p // 8, f]) - 127))
+            for q in range(4):
+                assert operand[f, 4 * p + q] == values[p, 4 * f + q] * scale
