@@ -93,21 +93,19 @@ from mxdsl.dialects.nisa import (
 
 # ----------------------------------------------------------------------------- limits
 
-PARTITIONS = 128
-"""SBUF and PSUM have 128 partitions."""
-SBUF_PARTITION_BYTES = 192 * 1024
-"""SBUF: 24 MiB = 128 partitions x 192 KiB (the capacity the allocator targets)."""
-PSUM_PARTITION_BYTES = 16 * 1024
-"""PSUM: 2 MiB = 128 partitions x 16 KiB = 8 banks x 2 KiB."""
-PSUM_BANK_BYTES = 2 * 1024
+# The machine limits are nisa's (one set of numbers for both levels and the allocator).
+PARTITIONS = nisa.PMAX
+SBUF_PARTITION_BYTES = nisa.SBUF_PARTITION_BYTES
+PSUM_PARTITION_BYTES = nisa.PSUM_PARTITION_BYTES
+PSUM_BANK_BYTES = nisa.PSUM_BANK_BYTES
 PSUM_BANKS = PSUM_PARTITION_BYTES // PSUM_BANK_BYTES
+MATMUL_STATIONARY_FMAX = nisa.MATMUL_STATIONARY_FMAX
+MATMUL_MOVING_FMAX = nisa.MATMUL_MOVING_FMAX
+TRANSPOSE_TENSOR_ENGINE_MAX = nisa.TRANSPOSE_TENSOR_ENGINE_MAX
+TRANSPOSE_VECTOR_ENGINE_MAX = nisa.TRANSPOSE_VECTOR_ENGINE_MAX
+MX_PARTITION_QUANTUM = nisa.MX_PARTITION_QUANTUM
 MAX_PATTERN_PAIRS = 5
 """At most 5 ``[step, num]`` pairs per access pattern."""
-MATMUL_STATIONARY_FMAX = 128
-MATMUL_MOVING_FMAX = 512
-TRANSPOSE_TENSOR_ENGINE_MAX = 128
-TRANSPOSE_VECTOR_ENGINE_MAX = 32
-MX_PARTITION_QUANTUM = 32
 MX_BLOCK_PARTITIONS = 8
 X4_LANES = 4
 

@@ -99,8 +99,11 @@ PMAX = 128
 """Partitions of SBUF and PSUM: dim 0 of an on-chip buffer is at most this."""
 PSUM_PARTITION_BYTES = 16 * 1024
 """PSUM is 2 MiB = 128 partitions x 16 KiB (8 banks x 2 KiB)."""
-SBUF_PARTITION_BYTES = 256 * 1024
-"""SBUF on gen4 is 32 MiB = 128 partitions x 256 KiB."""
+PSUM_BANK_BYTES = 2 * 1024
+SBUF_PARTITION_BYTES = 192 * 1024
+"""SBUF per partition as the project models it (issue 5: 24 MiB = 128 x 192 KiB, the
+capacity lower-nisa-to-bir allocates in; gen4 silicon has 256 KiB). One number for the
+nisa verifiers, the bir verifiers and the allocator."""
 MATMUL_STATIONARY_FMAX = 128
 MATMUL_MOVING_FMAX = 512
 """One PSUM bank of f32 (``nl.tile_size.gemm_moving_fmax``)."""

@@ -54,7 +54,7 @@ func.func @sbuf_capacity(%a: memref<128x2x65536xf32, #nisa.mem<sbuf>>) {
   nisa.memset %a, 0.0 : memref<128x2x65536xf32, #nisa.mem<sbuf>>
   func.return
 }
-// CHECK: 'nisa.memset' op dst uses 524288 bytes per partition, exceeding the 262144 bytes of one sbuf partition
+// CHECK: 'nisa.memset' op dst uses 524288 bytes per partition, exceeding the 196608 bytes of one sbuf partition
 
 // -----
 
