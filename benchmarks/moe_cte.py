@@ -7,36 +7,32 @@ the relative Frobenius error. Defaults are the issue's sizes:
 
     python benchmarks/moe_cte.py [--hidden 3072] [--intermediate 2048] [--experts 8]
         [--tokens 1024] [--block-size 512] [--top-k 4] [--dtype bf16]
-        [--variants shard_on_block,shard_on_i,...] [--repeat 1]
+        [--variants shard_on_block,shard_on_i,...] [--repeat 1] [--blas-threads N]
 
 shard_on_i_dropping uses its own layout (N = E blocks of capacity B = T * TopK / E,
 rounded up to a multiple of 256). Small sizes for a quick look:
 ``--hidden 512 --intermediate 256 --experts 4 --tokens 100 --block-size 256 --top-k 2``.
+
+``--blas-threads N`` sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS before
+numpy loads (default: leave the environment alone). The interpreter runs one core at a
+time and its tile matmuls are small, so 1 compares like with like; with 2, the golden's
+large matmuls use both CPUs (and, on a busy machine, OpenBLAS threads fighting over the
+CPUs can slow the interpreter's small matmuls several times).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
-
-import numpy as np
-
-from mxdsl.kernels.moe_cte import (
-    MoECTEImplementation,
-    MoECTEOptions,
-    MoECTESizes,
-    MoECTESpec,
-    build_moe_cte,
-    golden_for,
-    make_inputs,
-    progress_bar,
-    relative_error,
-)
+from typing import Any
 
 VARIANTS = ["shard_on_block", "shard_on_i", "shard_on_i_hybrid", "shard_on_i_dropping"]
 
 
-def sizes_for(impl: MoECTEImplementation, args: argparse.Namespace) -> MoECTESizes:
+def sizes_for(impl: Any, args: argparse.Namespace) -> Any:
+    from mxdsl.kernels.moe_cte import MoECTEImplementation, MoECTESizes
+
     if impl == MoECTEImplementation.shard_on_i_dropping:
         capacity = -(-args.tokens * args.top_k // args.experts)
         block = -(-capacity // 256) * 256
@@ -54,7 +50,20 @@ def sizes_for(impl: MoECTEImplementation, args: argparse.Namespace) -> MoECTESiz
     )
 
 
-def bench(name: str, args: argparse.Namespace) -> dict[str, float | int | str]:
+def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
+    import numpy as np
+
+    from mxdsl.kernels.moe_cte import (
+        MoECTEImplementation,
+        MoECTEOptions,
+        MoECTESpec,
+        build_moe_cte,
+        golden_for,
+        make_inputs,
+        progress_bar,
+        relative_error,
+    )
+
     impl = MoECTEImplementation[name]
     spec = MoECTESpec(impl)
     sizes = sizes_for(impl, args)
@@ -62,7 +71,7 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, float | int | str]:
     kernel = build_moe_cte(spec, sizes, options)
     inputs = make_inputs(spec, sizes, options, seed=0)
     kernel_times, golden_times = [], []
-    outputs: dict[str, np.ndarray] = {}
+    outputs: dict[str, Any] = {}
     golden = np.zeros(0)
     for _ in range(args.repeat):
         progress = progress_bar(sum(inputs.active_blocks)) if args.progress else None
@@ -99,10 +108,15 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
     parser.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    parser.add_argument("--blas-threads", type=int, default=None, help="BLAS threads (see doc)")
     args = parser.parse_args()
+    if args.blas_threads is not None:
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.blas_threads)
     print(
         f"H={args.hidden} I={args.intermediate} E={args.experts} T={args.tokens} "
-        f"B={args.block_size} TopK={args.top_k} dtype={args.dtype} (best of {args.repeat})"
+        f"B={args.block_size} TopK={args.top_k} dtype={args.dtype} (best of {args.repeat}; "
+        f"BLAS threads: {os.environ.get('OPENBLAS_NUM_THREADS', 'default')})"
     )
     print(
         f"{'variant':22s} {'N':>4s} {'B':>5s} {'kernel s':>9s} {'golden s':>9s} "
