@@ -53,7 +53,7 @@ def build_shard_on_i(
     kb, g = ffn.kb, ffn.g
     out = ffn.arg["output"]
     core = kb.emit(nisa.ProgramIdOp()).results[0]
-    peer = kb.sub(1, core)
+    peer = kb.index(kb.sub(1, core))
     i0 = kb.mul(core, g.Ic)
     recv = kb.alloc([PMAX, g.H], ffn.io)
     send = kb.alloc([PMAX, g.H], ffn.io)
