@@ -49,10 +49,16 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return LowerHloToNisaPass
 
+    def get_lower_nisa_to_bir() -> type[ModulePass]:
+        from mxdsl.transforms.lower_nisa_to_bir import LowerNisaToBirPass
+
+        return LowerNisaToBirPass
+
     return {
         "legalize-quantize-mx": get_legalize_quantize_mx,
         "legalize-scaled-matmul": get_legalize_scaled_matmul,
         "lower-hlo-to-nisa": get_lower_hlo_to_nisa,
+        "lower-nisa-to-bir": get_lower_nisa_to_bir,
     }
 
 

@@ -1,0 +1,910 @@
+"""``lower-nisa-to-bir``: a nisa kernel becomes a bir kernel (``docs/lowering.md``).
+
+The function keeps its name, arguments and results (HBM tensors in, HBM tensors out), so
+``mx-run`` runs the nisa and the bir kernel with the same inputs and writes the same
+outputs. Two jobs:
+
+* **Memory allocation.** Every on-chip buffer (``memref.alloc`` in ``#nisa.mem<sbuf>`` /
+  ``<psum>``) gets a per-partition byte address: first fit over live ranges. A buffer's
+  live range runs from its ``alloc`` to its last use (through its views); a use inside a
+  loop that does not contain the alloc keeps the buffer alive to the end of that loop.
+  Buffers whose ranges do not overlap share bytes; a buffer allocated inside a loop has
+  one address for every iteration. Addresses are multiples of :data:`ALIGNMENT`; in PSUM
+  a buffer of at most one bank (2 KiB per partition) never straddles a bank boundary and
+  a larger one starts on a bank. The capacities are the bir dialect's
+  (:data:`mxdsl.dialects.bir.CAPACITY`); a buffer that does not fit is a located
+  diagnostic naming it with the bytes requested, available and the capacity.
+* **Instruction selection.** Every nisa op becomes bir instructions over access
+  patterns (``#bir.ap``). The views (``memref.subview`` / ``expand_shape`` /
+  ``collapse_shape`` / ``cast``) fold into the patterns: a view is a root buffer, a
+  linear element offset (static plus loop-dependent ``index`` terms) and ``[size,
+  stride]`` dims; on chip, linear element ``L`` of a buffer with ``F`` elements per
+  partition is partition ``L // F``, element ``L % F``. Loop-dependent offsets become the
+  run-time ``partition`` / ``offset`` operands of ``bir.dma`` (``arith`` on ``index``).
+  A DMA whose on-chip side is not one arithmetic progression of partitions (the
+  quadrant view of an MX scale tile) is split into several DMAs, statically.
+
+HBM tensors stay SSA values: function arguments and ``memref.alloc`` in hbm. The
+``memref.cast`` between ``ui32`` and x4 that lower-hlo-to-nisa puts at the boundary
+disappears (a pattern's dtype code says how a tensor's bytes are read); an x4 HBM buffer
+returned as ``ui32`` is allocated as ``ui32``. What has no bir equivalent yet is refused
+with a located ``not supported by lower-nisa-to-bir yet`` diagnostic.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+)
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mxdsl.dialects import bir, nisa
+from mxdsl.dialects.bir import AccessPatternAttr, Dtype, Memory
+from mxdsl.tools.diagnostics import OpDiagnostic
+
+PASS_NAME = "lower-nisa-to-bir"
+
+ALIGNMENT = 64
+"""Every on-chip buffer starts at a multiple of 64 bytes of its partitions."""
+
+MAX_UNROLLED_DMAS = 1024
+"""A DMA split into more pieces than this is refused (it would not be one DMA any more)."""
+
+_VIEW_OPS = (memref.SubviewOp, memref.ExpandShapeOp, memref.CollapseShapeOp, memref.CastOp)
+_KEPT_NISA = (nisa.ProgramIdOp, nisa.NumProgramsOp)
+"""nisa ops that bir kernels use as they are (docs/bir.md)."""
+
+
+class _Refusal(Exception):
+    """Internal: something this pass cannot express (becomes an OpDiagnostic)."""
+
+
+def _memref(value: SSAValue) -> MemRefType[Attribute]:
+    t = value.type
+    if not isinstance(t, MemRefType):
+        raise _Refusal(f"expected a memref, got {t}")
+    return t  # pyright: ignore[reportUnknownVariableType]
+
+
+def _memory_of(t: MemRefType[Attribute]) -> Memory:
+    space = nisa.memory_space_of(t)
+    if space is None or space == nisa.MemorySpace.HBM:
+        return Memory.HBM
+    return Memory(space.value)
+
+
+def _dtype(element_type: Attribute) -> Dtype:
+    try:
+        return bir.dtype_of_element_type(element_type)
+    except ValueError as err:
+        raise _Refusal(str(err)) from None
+
+
+def _name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "a buffer"
+
+
+# ----------------------------------------------------------------------------- views
+
+
+Dim = tuple[int, int]
+"""``(size, stride)``, the stride in elements of the root buffer."""
+
+
+@dataclass(frozen=True)
+class _View:
+    """A memref value as the root buffer it addresses: linear element offset
+    ``offset + sum(coefficient * value)`` and ``dims`` enumerated row-major."""
+
+    root: SSAValue
+    memory: Memory
+    element_type: Attribute
+    offset: int
+    terms: tuple[tuple[SSAValue, int], ...]
+    dims: tuple[Dim, ...]
+
+    @property
+    def dtype(self) -> Dtype:
+        return _dtype(self.element_type)
+
+
+def _row_major(shape: Sequence[int]) -> tuple[Dim, ...]:
+    strides: list[int] = []
+    stride = 1
+    for size in reversed(shape):
+        strides.append(stride)
+        stride *= size
+    return tuple(zip(shape, reversed(strides), strict=True))
+
+
+def _add_terms(
+    terms: Sequence[tuple[SSAValue, int]], more: Sequence[tuple[SSAValue, int]]
+) -> tuple[tuple[SSAValue, int], ...]:
+    merged: dict[SSAValue, int] = dict(terms)
+    for value, coefficient in more:
+        merged[value] = merged.get(value, 0) + coefficient
+    return tuple((v, c) for v, c in merged.items() if c)
+
+
+def _element_size(t: Attribute) -> int:
+    return bir.element_bytes(t)
+
+
+class _Views:
+    """Resolves memref values to :class:`_View` (memoized)."""
+
+    def __init__(self) -> None:
+        self.known: dict[SSAValue, _View] = {}
+
+    def of(self, value: SSAValue) -> _View:
+        if (view := self.known.get(value)) is None:
+            view = self.known[value] = self._resolve(value)
+        return view
+
+    def _resolve(self, value: SSAValue) -> _View:
+        t = _memref(value)
+        owner = value.owner
+        if isinstance(owner, memref.AllocOp) or isinstance(value, BlockArgument):
+            shape = tuple(t.get_shape())
+            if any(s < 0 for s in shape):
+                raise _Refusal(f"{_name(value)} has a dynamic shape {t}")
+            if not isinstance(t.layout, NoneAttr):
+                raise _Refusal(f"{_name(value)} has a layout {t}; a buffer is whole")
+            return _View(value, _memory_of(t), t.get_element_type(), 0, (), _row_major(shape))
+        if isinstance(owner, memref.SubviewOp):
+            return self._subview(owner)
+        if isinstance(owner, memref.ExpandShapeOp):
+            source = self.of(owner.src)
+            dims: list[Dim] = []
+            shape = t.get_shape()
+            for (size, stride), group in zip(source.dims, owner.reassociation, strict=True):
+                assert isinstance(group, ArrayAttr)
+                sizes = [shape[g.value.data] for g in group]  # pyright: ignore
+                assert math.prod(sizes) == size
+                inner = stride
+                split: list[Dim] = []
+                for s in reversed(sizes):
+                    split.append((s, inner))
+                    inner *= s
+                dims.extend(reversed(split))
+            return _View(
+                source.root,
+                source.memory,
+                source.element_type,
+                source.offset,
+                source.terms,
+                tuple(dims),
+            )
+        if isinstance(owner, memref.CollapseShapeOp):
+            source = self.of(owner.src)
+            dims = []
+            for group in owner.reassociation:
+                assert isinstance(group, ArrayAttr)
+                members = [source.dims[g.value.data] for g in group]  # pyright: ignore
+                merged = _merge_run([m for m in members if m[0] != 1])
+                if merged is None:
+                    raise _Refusal(
+                        f"memref.collapse_shape merges dims {members} (size, stride) that are not "
+                        "contiguous"
+                    )
+                dims.append(merged)
+            return _View(
+                source.root,
+                source.memory,
+                source.element_type,
+                source.offset,
+                source.terms,
+                tuple(dims),
+            )
+        if isinstance(owner, memref.CastOp):
+            source = self.of(owner.source)
+            element = t.get_element_type()
+            if _element_size(element) != _element_size(source.element_type):
+                raise _Refusal(
+                    f"memref.cast from {owner.source.type} to {t} changes the element size"
+                )
+            return _View(
+                source.root, source.memory, element, source.offset, source.terms, source.dims
+            )
+        what = owner.name if isinstance(owner, Operation) else "a block argument"
+        raise _Refusal(f"a buffer made by {what} is not supported by {PASS_NAME} yet")
+
+    def _subview(self, op: memref.SubviewOp) -> _View:
+        source = self.of(op.source)
+        dynamic = iter(op.offsets)
+        if op.sizes or op.strides:
+            raise _Refusal("a subview with dynamic sizes or strides has no static pattern")
+        offsets: list[int | SSAValue] = [
+            next(dynamic) if v == DYNAMIC_INDEX else int(v) for v in op.static_offsets.get_values()
+        ]
+        sizes = [int(v) for v in op.static_sizes.get_values()]
+        strides = [int(v) for v in op.static_strides.get_values()]
+        offset, terms = source.offset, list(source.terms)
+        dims: list[Dim] = []
+        for (_, src_stride), o, n, s in zip(source.dims, offsets, sizes, strides, strict=True):
+            if isinstance(o, SSAValue):
+                terms = list(_add_terms(terms, [(o, src_stride)]))
+            else:
+                offset += o * src_stride
+            dims.append((n, s * src_stride))
+        result_shape = list(_memref(op.result).get_shape())
+        if len(result_shape) < len(dims):  # rank reduction: drop unit dims not in the result
+            kept: list[Dim] = []
+            for dim in dims:
+                if len(kept) < len(result_shape) and result_shape[len(kept)] == dim[0]:
+                    kept.append(dim)
+                else:
+                    assert dim[0] == 1
+            dims = kept
+        return _View(
+            source.root,
+            source.memory,
+            _memref(op.result).get_element_type(),
+            offset,
+            tuple(terms),
+            tuple(dims),
+        )
+
+
+def _merge_run(dims: Sequence[Dim]) -> Dim | None:
+    """One dim for consecutive row-major dims, or None if they are not contiguous."""
+    if not dims:
+        return (1, 1)
+    size, stride = dims[-1]
+    for outer_size, outer_stride in reversed(dims[:-1]):
+        if outer_stride != stride * size:
+            return None
+        size *= outer_size
+    return (size, stride)
+
+
+# ----------------------------------------------------------------------------- patterns
+
+
+@dataclass
+class _Side:
+    """One pattern being built: the view's root, its buffer facts and where it starts."""
+
+    view: _View
+    per_partition: int  # F: elements per partition of the root (on chip)
+    address: int  # byte address of the root buffer in its partitions (on chip)
+
+
+def _classify(dims: Sequence[Dim], per_partition: int, free_start: int) -> list[tuple[str, Dim]]:
+    """On-chip dims as partition (``p``, stride in partitions) or free (``f``) dims; size-1
+    dims dropped; a dim crossing partitions split at the partition boundary."""
+    out: list[tuple[str, Dim]] = []
+    for size, stride in dims:
+        if size == 1:
+            continue
+        if stride % per_partition == 0:
+            out.append(("p", (size, stride // per_partition)))
+        elif (
+            stride < per_partition and per_partition % stride == 0 and stride * size > per_partition
+        ):
+            inner = per_partition // stride
+            if size % inner:
+                raise _Refusal(f"dim (size {size}, stride {stride}) crosses partitions unevenly")
+            out.append(("p", (size // inner, 1)))
+            out.append(("f", (inner, stride)))
+        else:
+            out.append(("f", (size, stride)))
+    extent = free_start + sum((d[0] - 1) * d[1] for kind, d in out if kind == "f")
+    if extent >= per_partition:
+        raise _Refusal(
+            f"a view's free elements reach element {extent} of a {per_partition}-element partition"
+        )
+    return out
+
+
+def _merge_same(dims: Sequence[tuple[str, Dim]]) -> list[tuple[str, Dim]]:
+    out: list[tuple[str, Dim]] = []
+    for kind, (size, stride) in dims:
+        if out and out[-1][0] == kind:
+            outer_size, outer_stride = out[-1][1]
+            if outer_stride == stride * size:
+                out[-1] = (kind, (outer_size * size, stride))
+                continue
+        out.append((kind, (size, stride)))
+    return out
+
+
+def _hbm_merge(dims: Sequence[Dim]) -> list[Dim]:
+    out: list[Dim] = []
+    for size, stride in dims:
+        if size == 1:
+            continue
+        if out and out[-1][1] == stride * size:
+            out[-1] = (out[-1][0] * size, stride)
+        else:
+            out.append((size, stride))
+    return out
+
+
+def _pairs(dims: Sequence[Dim]) -> list[tuple[int, int]]:
+    return [(stride, size) for size, stride in dims] or [(1, 1)]
+
+
+def _split_offset(side: _Side, offset: int) -> tuple[int, int]:
+    """Static linear offset -> (partition, element in the partition)."""
+    return divmod(offset, side.per_partition) if side.view.memory != Memory.HBM else (0, offset)
+
+
+def _build_ap(side: _Side, offset: int, dims: Sequence[Dim]) -> AccessPatternAttr | None:
+    """The pattern of ``dims`` from linear ``offset``, or None when it is not one pattern
+    (on chip: several partition dims, or a partition dim inside the free ones)."""
+    view = side.view
+    dtype = view.dtype
+    if view.memory == Memory.HBM:
+        merged = _hbm_merge(dims)
+        if len(merged) > bir.MAX_PATTERN_PAIRS:
+            return None
+        return bir.hbm_ap(_pairs(merged), dtype, offset * dtype.size)
+    p0, f0 = _split_offset(side, offset)
+    classified = _merge_same(_classify(dims, side.per_partition, f0))
+    kinds = [k for k, _ in classified]
+    if kinds.count("p") > 1 or ("p" in kinds and kinds[0] != "p"):
+        return None
+    np_, ps = 1, 1
+    if kinds and kinds[0] == "p":
+        np_, ps = classified[0][1]
+        classified = classified[1:]
+    free = [d for _, d in classified]
+    if len(free) > bir.MAX_PATTERN_PAIRS:
+        return None
+    return AccessPatternAttr(
+        view.memory,
+        _pairs(free),
+        dtype=dtype,
+        offset=side.address + f0 * dtype.size,
+        start_partition=p0,
+        num_partitions=np_,
+        partition_step=ps,
+    )
+
+
+def _refine(a: Sequence[Dim], b: Sequence[Dim]) -> list[tuple[int, int, int]] | None:
+    """Common refinement of two row-major dim lists with the same element count:
+    ``(size, stride_a, stride_b)`` each, or None if their sizes do not nest."""
+    out: list[tuple[int, int, int]] = []
+    xs, ys = [d for d in a if d[0] != 1], [d for d in b if d[0] != 1]
+    while xs and ys:
+        (na, sa), (nb, sb) = xs[0], ys[0]
+        if na == nb:
+            out.append((na, sa, sb))
+            xs.pop(0)
+            ys.pop(0)
+        elif na % nb == 0:
+            out.append((nb, sa * (na // nb), sb))
+            xs[0] = (na // nb, sa)
+            ys.pop(0)
+        elif nb % na == 0:
+            out.append((na, sa, sb * (nb // na)))
+            ys[0] = (nb // na, sb)
+            xs.pop(0)
+        else:
+            return None
+    return out if not xs and not ys else None
+
+
+# ----------------------------------------------------------------------------- allocation
+
+
+@dataclass
+class _Buffer:
+    alloc: memref.AllocOp
+    memory: Memory
+    partitions: int
+    size: int  # bytes per partition, aligned
+    start: int
+    end: int
+    address: int = -1
+
+
+@dataclass
+class _Allocator:
+    """First-fit placement of on-chip buffers over their live ranges (module docstring)."""
+
+    buffers: list[_Buffer] = field(default_factory=list[_Buffer])
+
+    @staticmethod
+    def _candidates(memory: Memory, size: int, taken: list[_Buffer]) -> list[int]:
+        starts = sorted({0, *(b.address + b.size for b in taken)})
+        out: list[int] = []
+        for start in starts:
+            if memory == Memory.PSUM:
+                bank = bir.PSUM_BANK_BYTES
+                if size > bank:
+                    start = -(-start // bank) * bank
+                elif start // bank != (start + size - 1) // bank:
+                    start = (start // bank + 1) * bank
+            out.append(start)
+        return sorted(out)
+
+    def place(self, buffer: _Buffer) -> None:
+        capacity = bir.CAPACITY[buffer.memory]
+        live = [
+            b
+            for b in self.buffers
+            if b.memory == buffer.memory and b.start <= buffer.end and buffer.start <= b.end
+        ]
+        for start in self._candidates(buffer.memory, buffer.size, live):
+            end = start + buffer.size
+            if end <= capacity and all(
+                end <= b.address or b.address + b.size <= start for b in live
+            ):
+                buffer.address = start
+                self.buffers.append(buffer)
+                return
+        held = sum(b.size for b in live)
+        gaps = _free_ranges(capacity, live)
+        largest = max((hi - lo for lo, hi in gaps), default=0)
+        t = buffer.alloc.memref.type
+        raise OpDiagnostic(
+            buffer.alloc,
+            f"{PASS_NAME}: {buffer.memory.value} buffer {_name(buffer.alloc.memref)} ({t}) "
+            f"needs {buffer.size} bytes per partition, but only {largest} contiguous bytes are "
+            f"available ({capacity - held} free; {held} held by {len(live)} live buffer(s)) "
+            f"of the {capacity}-byte {buffer.memory.value} partition",
+        )
+
+
+def _free_ranges(capacity: int, live: Sequence[_Buffer]) -> list[tuple[int, int]]:
+    ranges: list[tuple[int, int]] = []
+    cursor = 0
+    for b in sorted(live, key=lambda b: b.address):
+        if b.address > cursor:
+            ranges.append((cursor, b.address))
+        cursor = max(cursor, b.address + b.size)
+    if cursor < capacity:
+        ranges.append((cursor, capacity))
+    return ranges
+
+
+def _number(function: func.FuncOp) -> tuple[dict[Operation, int], dict[Operation, int]]:
+    """Pre-order positions of every op and the last position inside each op."""
+    order: dict[Operation, int] = {}
+    last: dict[Operation, int] = {}
+
+    def visit(op: Operation) -> None:
+        order[op] = len(order)
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    visit(inner)
+        last[op] = len(order) - 1
+
+    for block in function.body.blocks:
+        for op in block.ops:
+            visit(op)
+    return order, last
+
+
+def _users(value: SSAValue) -> list[Operation]:
+    """The ops that use ``value`` directly or through views."""
+    out: list[Operation] = []
+    for use in value.uses:
+        user = use.operation
+        if isinstance(user, _VIEW_OPS):
+            out.extend(_users(user.results[0]))
+        else:
+            out.append(user)
+    return out
+
+
+def _live_end(
+    alloc: Operation,
+    users: Sequence[Operation],
+    order: dict[Operation, int],
+    last: dict[Operation, int],
+) -> int:
+    end = order[alloc]
+    for user in users:
+        end = max(end, order[user])
+        parent = user.parent_op()
+        while parent is not None and parent in order and not parent.is_ancestor(alloc):
+            end = max(end, last[parent])  # a loop around the use but not around the alloc
+            parent = parent.parent_op()
+    return end
+
+
+# ----------------------------------------------------------------------------- the pass
+
+
+@dataclass(frozen=True)
+class LowerNisaToBirPass(ModulePass):
+    """Lower every nisa kernel (a ``func.func`` with nisa ops or on-chip buffers) to bir:
+    allocate SBUF / PSUM and select bir instructions (module docstring)."""
+
+    name = PASS_NAME
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            if _needs_lowering(function):
+                _FunctionLowering(function).run()
+
+
+def _needs_lowering(function: func.FuncOp) -> bool:
+    for op in function.walk():
+        if op.dialect_name() == "nisa" and not isinstance(op, _KEPT_NISA):
+            return True
+        if isinstance(op, memref.AllocOp) and _memory_of(_memref(op.memref)) != Memory.HBM:
+            return True
+    return False
+
+
+class _FunctionLowering:
+    def __init__(self, function: func.FuncOp):
+        self.function = function
+        self.views = _Views()
+        self.buffers: dict[SSAValue, _Buffer] = {}
+        self.constants: dict[int, SSAValue] = {}
+        self.anchor: Operation | None = None
+
+    def refuse(self, op: Operation, message: str) -> OpDiagnostic:
+        return OpDiagnostic(op, f"{PASS_NAME}: {message}")
+
+    def run(self) -> None:
+        function = self.function
+        if function.is_declaration:
+            return
+        for op in function.walk():
+            if op.dialect_name() == "hlo":
+                raise self.refuse(op, "an hlo op is left; run lower-hlo-to-nisa first")
+        for arg in function.args:
+            if isinstance(arg.type, MemRefType) and _memory_of(_memref(arg)) != Memory.HBM:
+                raise self.refuse(
+                    function,
+                    f"argument {arg.index} is an on-chip buffer ({arg.type}); a kernel's "
+                    "arguments are HBM tensors",
+                )
+        self.reuse_constants()
+        self.allocate()
+        for op in list(function.walk()):
+            if op.dialect_name() == "nisa" and not isinstance(op, _KEPT_NISA):
+                try:
+                    self.lower(op)
+                except _Refusal as err:
+                    raise self.refuse(op, str(err)) from None
+        self.clean_up()
+
+    def reuse_constants(self) -> None:
+        """The index constants at the top of the entry block serve the run-time offsets."""
+        for op in self.function.body.blocks[0].ops:
+            if not isinstance(op, arith.ConstantOp):
+                break
+            attr = op.value
+            if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
+                self.constants.setdefault(attr.value.data, op.result)
+                self.anchor = op
+
+    # ------------------------------------------------------------- allocation
+
+    def allocate(self) -> None:
+        order, last = _number(self.function)
+        allocator = _Allocator()
+        for op in self.function.walk():
+            if not isinstance(op, memref.AllocOp):
+                continue
+            t = _memref(op.memref)
+            memory = _memory_of(t)
+            if memory == Memory.HBM:
+                continue
+            shape = t.get_shape()
+            if not shape or any(s < 0 for s in shape) or op.dynamic_sizes:
+                raise self.refuse(op, f"an on-chip buffer needs a static shape, got {t}")
+            if shape[0] > bir.PARTITIONS:
+                raise self.refuse(
+                    op,
+                    f"{_name(op.memref)} ({t}) has {shape[0]} partitions; "
+                    f"{memory.value} has {bir.PARTITIONS}",
+                )
+            try:
+                esize = _element_size(t.get_element_type())
+            except Exception as err:
+                raise self.refuse(op, str(err)) from None
+            raw = math.prod(shape[1:]) * esize
+            size = -(-raw // ALIGNMENT) * ALIGNMENT
+            users = _users(op.memref)
+            for user in users:
+                if user.dialect_name() != "nisa":
+                    raise self.refuse(
+                        user,
+                        f"uses the on-chip buffer {_name(op.memref)}; only nisa ops can be "
+                        f"lowered onto its address",
+                    )
+            buffer = _Buffer(
+                op, memory, shape[0], size, order[op], _live_end(op, users, order, last)
+            )
+            allocator.place(buffer)
+            self.buffers[op.memref] = buffer
+
+    # ------------------------------------------------------------- patterns
+
+    def side(self, value: SSAValue) -> _Side:
+        view = self.views.of(value)
+        if view.memory == Memory.HBM:
+            return _Side(view, 1, 0)
+        buffer = self.buffers[view.root]
+        shape = _memref(view.root).get_shape()
+        return _Side(view, math.prod(shape[1:]), buffer.address)
+
+    def compute_ap(self, value: SSAValue, role: str) -> AccessPatternAttr:
+        """The pattern of an on-chip operand of a compute instruction: static, consecutive
+        partitions, dim 0 of the view = the partitions (as nisa reads it)."""
+        side = self.side(value)
+        view = side.view
+        if view.memory == Memory.HBM:
+            raise _Refusal(f"{role} is in hbm")
+        if view.terms:
+            raise _Refusal(
+                f"{role} is a loop-dependent view; not supported by {PASS_NAME} yet (bir has "
+                "run-time offsets on bir.dma only)"
+            )
+        ap = _build_ap(side, view.offset, view.dims)
+        shape = _memref(value).get_shape()
+        partitions = shape[0] if shape else 1
+        if ap is None or ap.ps != 1 or ap.np != partitions:
+            raise _Refusal(
+                f"{role} (dims {list(view.dims)} of {_name(view.root)}) is not one pattern over "
+                f"its {partitions} consecutive partitions; not supported by {PASS_NAME} yet"
+            )
+        return ap
+
+    def runtime(self, terms: Sequence[tuple[SSAValue, int]], before: Operation) -> SSAValue | None:
+        """``sum(coefficient * value)`` as index arithmetic before ``before``."""
+        total: SSAValue | None = None
+        for value, coefficient in terms:
+            term = value
+            if coefficient != 1:
+                mul = arith.MuliOp(value, self.constant(coefficient))
+                Rewriter.insert_op(mul, InsertPoint.before(before))
+                term = mul.result
+            if total is None:
+                total = term
+            else:
+                add = arith.AddiOp(total, term)
+                Rewriter.insert_op(add, InsertPoint.before(before))
+                total = add.result
+        return total
+
+    def constant(self, value: int) -> SSAValue:
+        if (known := self.constants.get(value)) is None:
+            op = arith.ConstantOp.from_int_and_width(value, IndexType())
+            op.result.name_hint = f"c{value}"
+            entry = self.function.body.blocks[0]
+            if self.anchor is not None:
+                entry.insert_op_after(op, self.anchor)
+            elif entry.first_op is not None:
+                entry.insert_op_before(op, entry.first_op)
+            else:
+                entry.add_op(op)
+            self.anchor = op
+            known = self.constants[value] = op.result
+        return known
+
+    # ------------------------------------------------------------- ops
+
+    def lower(self, op: Operation) -> None:
+        if isinstance(op, nisa.DmaCopyOp):
+            if op.dst_index is not None or op.src_index is not None:
+                raise _Refusal(f"an indirect dma_copy is not supported by {PASS_NAME} yet")
+            self.dma(op)
+            return
+        new: Operation
+        if isinstance(op, nisa.MemsetOp):
+            new = bir.MemsetOp(self.compute_ap(op.dst, "dst"), op.value.value.data)
+        elif isinstance(op, nisa.TensorCopyOp):
+            new = bir.TensorCopyOp(self.compute_ap(op.dst, "dst"), self.compute_ap(op.src, "src"))
+        elif isinstance(op, nisa.NcMatmulOp):
+            new = bir.MatmultOp(
+                self.matmul_dst(op.dst),
+                self.compute_ap(op.stationary, "stationary"),
+                self.compute_ap(op.moving, "moving"),
+                accumulate=op.accumulate is not None,
+            )
+        elif isinstance(op, nisa.NcMatmulMxOp):
+            new = bir.MatmultMxOp(
+                self.matmul_dst(op.dst),
+                self.compute_ap(op.stationary, "stationary"),
+                self.compute_ap(op.stationary_scale, "stationary_scale"),
+                self.compute_ap(op.moving, "moving"),
+                self.compute_ap(op.moving_scale, "moving_scale"),
+                accumulate=op.accumulate is not None,
+            )
+        elif isinstance(op, nisa.QuantizeMxOp):
+            new = bir.QuantizeMxOp(
+                self.compute_ap(op.dst, "dst"),
+                self.compute_ap(op.dst_scale, "dst_scale"),
+                self.compute_ap(op.src, "src"),
+            )
+        elif isinstance(op, nisa.TensorTensorOp):
+            new = bir.TensorTensorOp(
+                self.compute_ap(op.dst, "dst"),
+                op.op,
+                self.compute_ap(op.data1, "data1"),
+                self.compute_ap(op.data2, "data2"),
+            )
+        elif isinstance(op, nisa.TensorScalarOp):
+            new = bir.TensorScalarOp(
+                self.compute_ap(op.dst, "dst"),
+                self.compute_ap(op.data, "data"),
+                op.op0,
+                self.scalar(op.operand0, "operand0"),
+                op.op1,
+                None if op.operand1 is None else self.scalar(op.operand1, "operand1"),
+                reverse0=op.reverse0 is not None,
+                reverse1=op.reverse1 is not None,
+            )
+        elif isinstance(op, nisa.ActivationOp):
+            new = bir.ActivationOp(
+                self.compute_ap(op.dst, "dst"),
+                op.op,
+                self.compute_ap(op.data, "data"),
+                scale=None if op.scale is None else self.scalar(op.scale, "scale"),
+                bias=None if op.bias is None else self.scalar(op.bias, "bias"),
+            )
+        elif isinstance(op, nisa.NcTransposeOp):
+            new = bir.TransposeOp(
+                self.compute_ap(op.dst, "dst"),
+                self.compute_ap(op.data, "data"),
+                None if op.engine is None else op.engine.data,
+            )
+        else:
+            raise _Refusal(f"{op.name} is not supported by {PASS_NAME} yet")
+        new.location = op.location
+        Rewriter.replace_op(op, new)
+
+    def matmul_dst(self, value: SSAValue) -> AccessPatternAttr:
+        ap = self.compute_ap(value, "dst")
+        low, high = ap.byte_range()
+        bank = bir.PSUM_BANK_BYTES
+        if ap.memory == Memory.PSUM and low // bank != (high - 1) // bank:
+            raise _Refusal(
+                f"the accumulator {_name(self.views.of(value).root)} view touches bytes "
+                f"[{low}, {high}) of each psum partition, across a {bank}-byte bank boundary; "
+                "a matmul writes inside one PSUM bank (split the matmul per bank)"
+            )
+        return ap
+
+    def scalar(self, value: SSAValue, role: str) -> Attribute:
+        """A scalar-or-column operand: an immediate (from ``arith.constant``) or a column."""
+        if isinstance(value.type, MemRefType):
+            return self.compute_ap(value, role)
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp):
+            attr = owner.value
+            if isinstance(attr, FloatAttr) and not isinstance(attr.type, Float32Type):
+                return FloatAttr(attr.value.data, Float32Type())
+            if isinstance(attr, FloatAttr | IntegerAttr):
+                return attr
+        raise _Refusal(
+            f"{role} is a run-time scalar; bir takes immediates (arith.constant) or column "
+            f"tiles, not supported by {PASS_NAME} yet"
+        )
+
+    def dma(self, op: nisa.DmaCopyOp) -> None:
+        dst, src = self.side(op.dst), self.side(op.src)
+        for role, side in (("dst", dst), ("src", src)):
+            if side.view.memory == Memory.PSUM:
+                raise _Refusal(f"{role} is in psum; a DMA moves hbm and sbuf")
+            for _, coefficient in side.view.terms:
+                if (
+                    side.view.memory != Memory.HBM
+                    and 0 < coefficient % side.per_partition < coefficient
+                ):
+                    raise _Refusal(
+                        f"{role}'s loop-dependent offset (x {coefficient} elements) moves "
+                        "across partitions unevenly"
+                    )
+        pieces = self.dma_pieces(dst, src)
+        if pieces is None:
+            raise _Refusal(
+                f"cannot express this copy between dims {list(dst.view.dims)} and "
+                f"{list(src.view.dims)} as access patterns"
+            )
+        runtime: dict[str, dict[str, SSAValue | None]] = {}
+        for role, side in (("dst", dst), ("src", src)):
+            view = side.view
+            if view.memory == Memory.HBM:
+                partition_terms: list[tuple[SSAValue, int]] = []
+                byte_terms = [(v, c * view.dtype.size) for v, c in view.terms]
+            else:
+                f = side.per_partition
+                partition_terms = [(v, c // f) for v, c in view.terms if c % f == 0]
+                byte_terms = [(v, c * view.dtype.size) for v, c in view.terms if c % f]
+            runtime[role] = {
+                "partition": self.runtime(partition_terms, op),
+                "offset": self.runtime(byte_terms, op),
+            }
+        for dst_ap, src_ap in pieces:
+            new = bir.DmaOp(
+                dst_ap,
+                src_ap,
+                dst_tensor=dst.view.root if dst.view.memory == Memory.HBM else None,
+                src_tensor=src.view.root if src.view.memory == Memory.HBM else None,
+                dst_partition=runtime["dst"]["partition"],
+                dst_offset=runtime["dst"]["offset"],
+                src_partition=runtime["src"]["partition"],
+                src_offset=runtime["src"]["offset"],
+            )
+            new.location = op.location
+            Rewriter.insert_op(new, InsertPoint.before(op))
+        Rewriter.erase_op(op)
+
+    def dma_pieces(
+        self, dst: _Side, src: _Side
+    ) -> list[tuple[AccessPatternAttr, AccessPatternAttr]] | None:
+        """One (dst, src) pattern pair, or the fewest static pieces (unrolling the
+        outermost dims of a common refinement) that each are one pattern per side."""
+        whole = (
+            _build_ap(dst, dst.view.offset, dst.view.dims),
+            _build_ap(src, src.view.offset, src.view.dims),
+        )
+        if whole[0] is not None and whole[1] is not None:
+            return [(whole[0], whole[1])]
+        refined = _refine(dst.view.dims, src.view.dims)
+        if refined is None:
+            return None
+        for unrolled in range(1, len(refined) + 1):
+            outer, inner = refined[:unrolled], refined[unrolled:]
+            count = math.prod(n for n, _, _ in outer)
+            if count > MAX_UNROLLED_DMAS:
+                return None
+            pieces: list[tuple[AccessPatternAttr, AccessPatternAttr]] = []
+            for index in itertools.product(*(range(n) for n, _, _ in outer)):
+                d_off = dst.view.offset + sum(
+                    i * s for i, (_, s, _) in zip(index, outer, strict=True)
+                )
+                s_off = src.view.offset + sum(
+                    i * s for i, (_, _, s) in zip(index, outer, strict=True)
+                )
+                d_ap = _build_ap(dst, d_off, [(n, s) for n, s, _ in inner])
+                s_ap = _build_ap(src, s_off, [(n, s) for n, _, s in inner])
+                if d_ap is None or s_ap is None:
+                    break
+                pieces.append((d_ap, s_ap))
+            else:
+                return pieces
+        return None
+
+    # ------------------------------------------------------------- clean up
+
+    def clean_up(self) -> None:
+        """Erase the on-chip buffers and the views (now unused); fold the boundary casts."""
+        ops = list(self.function.walk())
+        for op in reversed(ops):
+            if isinstance(op, memref.DeallocOp) and _memory_of(_memref(op.memref)) != Memory.HBM:
+                Rewriter.erase_op(op)
+        for op in reversed(ops):
+            if isinstance(op, (*_VIEW_OPS, memref.AllocOp)) and not op.results[0].uses:
+                if isinstance(op, memref.AllocOp) and _memory_of(_memref(op.memref)) == Memory.HBM:
+                    continue
+                Rewriter.erase_op(op)
+        for op in [o for o in self.function.walk() if isinstance(o, memref.CastOp)]:
+            source = op.source
+            if isinstance(source.owner, memref.AllocOp):
+                alloc = source.owner
+                new = memref.AllocOp([], [], op.dest.type)
+                new.results[0].name_hint = source.name_hint
+                new.location = alloc.location
+                Rewriter.replace_op(alloc, new)
+                op.dest.replace_all_uses_with(new.results[0])
+                Rewriter.erase_op(op)
