@@ -1,0 +1,244 @@
+"""One semantics at three levels: the same program run as hlo, after lower-hlo-to-nisa and
+after lower-nisa-to-bir gives bit-identical outputs.
+
+Each case builds an hlo function with the generators of
+``test/transforms/test_lower_hlo_to_nisa.py`` (frontend QuantizeMX / __op$block_scaled_dot
+/ dot_general), legalizes it and runs it with the hlo interpreter, the nisa interpreter
+after lower-hlo-to-nisa and the bir interpreter (the simulator twin: byte-addressed SBUF /
+PSUM) after lower-nisa-to-bir, on the same inputs, and compares every result byte for
+byte. The sweep: quantize along each allowed dim (-1, -2, and 0 / 1 spelled positively),
+both FP8 formats, bf16 and f16 inputs, f32 and bf16 matmul outputs, batch dims, K-major
+and K-minor operands, sizes with and without partial tiles."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from mxdsl.interpreters import make_interpreter
+from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
+from mxdsl.transforms.lower_hlo_to_nisa import LowerHloToNisaPass
+from mxdsl.transforms.lower_nisa_to_bir import LowerNisaToBirPass
+
+
+def _load_generators() -> ModuleType:
+    """The program generators of the lower-hlo-to-nisa tests, under a private name (so
+    pytest does not collect their tests twice)."""
+    path = Path(__file__).parent / "transforms" / "test_lower_hlo_to_nisa.py"
+    spec = importlib.util.spec_from_file_location("_hlo_to_nisa_programs", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _load_generators()
+RNG = np.random.default_rng(5)
+
+
+def normal(shape: tuple[int, ...], element: str) -> np.ndarray:
+    spread = np.exp2(RNG.integers(-6, 7, size=shape))
+    return (RNG.standard_normal(shape) * spread).astype(gen.DTYPES[element])
+
+
+def run(module: ModuleOp, inputs: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    interpreter = make_interpreter(module, _context())
+    return tuple(
+        np.asarray(r) for r in interpreter.call_op("main", tuple(a.copy() for a in inputs))
+    )
+
+
+def three_levels(src: str, inputs: list[np.ndarray], **options: int) -> tuple[np.ndarray, ...]:
+    """Run hlo, nisa and bir; assert bit-identical results; return the hlo results."""
+    module, ctx = gen.legalized(src)
+    expected = run(module, inputs)
+    LowerHloToNisaPass(**options).apply(ctx, module)  # pyright: ignore[reportArgumentType]
+    module.verify()
+    nisa_results = run(module, inputs)
+    signature = next(o for o in module.walk() if isinstance(o, func.FuncOp)).function_type
+    LowerNisaToBirPass().apply(ctx, module)
+    module.verify()
+    text = str(module)
+    assert "nisa.dma_copy" not in text
+    assert "#nisa.mem<sbuf>" not in text
+    assert "#nisa.mem<psum>" not in text
+    assert "memref.subview" not in text
+    main = next(o for o in module.walk() if isinstance(o, func.FuncOp))
+    assert main.function_type == signature
+    bir_results = run(module, inputs)
+    for level, got in (("nisa", nisa_results), ("bir", bir_results)):
+        assert len(got) == len(expected)
+        for index, (a, b) in enumerate(zip(expected, got, strict=True)):
+            assert a.dtype == b.dtype, f"{level} result {index}: {a.dtype} vs {b.dtype}"
+            assert a.shape == b.shape, f"{level} result {index}: {a.shape} vs {b.shape}"
+            if a.tobytes() != b.tobytes():
+                bad = np.argwhere(a.view(np.uint8) != b.view(np.uint8))
+                pytest.fail(f"{level} result {index} differs at {len(bad)} bytes: {bad[:5]}")
+    return expected
+
+
+# ---------------------------------------------------------------------- quantize
+
+QUANTIZE_CASES = [
+    # (shape, dim, options): full tiles; partial row tiles (< 4 groups: padded to 32
+    # partitions); partial free tiles; leading batch dims; positive dims
+    ((32, 64), -1, {}),
+    ((20, 96), -1, {}),
+    ((37, 7 * 32), -1, {"quantize_free_tile": 3}),
+    ((2, 3, 18, 64), -1, {"quantize_free_tile": 2}),
+    ((64, 24), -2, {}),
+    ((17 * 32, 11), -2, {"quantize_free_tile": 4}),
+    ((3, 64, 9), -2, {"quantize_free_tile": 5}),
+    ((32, 32), 0, {}),
+    ((40, 64), 1, {}),
+    ((128,), -1, {}),
+]
+
+
+@pytest.mark.parametrize(("fmt", "element"), [("float8_e4m3fn", "bf16"), ("float8_e5m2", "f16")])
+@pytest.mark.parametrize(("shape", "dim", "options"), QUANTIZE_CASES)
+def test_quantize(
+    shape: tuple[int, ...], dim: int, options: dict[str, int], fmt: str, element: str
+):
+    x = normal(shape, element)
+    if x.size >= 64:  # a zero block, Inf, NaN, a denormal
+        flat = x.reshape(-1)
+        flat[:32] = 0
+        flat[40] = np.inf
+        flat[45] = -np.nan
+        flat[50] = gen.DTYPES[element](2.0**-20)
+    three_levels(gen.quantize_program(shape, element, fmt, dim), [x], **options)
+
+
+@pytest.mark.parametrize(("fmt", "element"), [("float8_e5m2", "bf16"), ("float8_e4m3fn", "f16")])
+def test_quantize_other_pairings(fmt: str, element: str):
+    """The two format x input pairings the main sweep leaves out, on both dims."""
+    for shape, dim in (((20, 96), -1), ((96, 40), -2)):
+        three_levels(gen.quantize_program(shape, element, fmt, dim), [normal(shape, element)])
+
+
+# ------------------------------------------------------------------- MX matmul
+
+MX_CASES = [
+    # (lhs, rhs, lhs (batch, contract), rhs (batch, contract), out shape, options)
+    ((128, 256), (256, 64), ([], 1), ([], 0), (128, 64), {}),  # the README example
+    ((8, 640), (640, 16), ([], 1), ([], 0), (8, 16), {}),  # a full and a partial K tile
+    ((35, 96), (96, 20), ([], 1), ([], 0), (35, 20), {}),  # K padded, odd M padded
+    ((160, 22), (13, 160), ([], 0), ([], 1), (22, 13), {"matmul_m_tile": 8, "matmul_n_tile": 5}),
+    ((3, 6, 544), (3, 544, 10), ([0], 2), ([0], 1), (3, 6, 10), {}),  # batch, K = 16 + 1 rows
+    ((6, 2, 64), (2, 64, 4), ([1], 2), ([0], 1), (2, 6, 4), {"matmul_m_tile": 4}),
+]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "element", "out"),
+    [("float8_e4m3fn", "bf16", "f32"), ("float8_e5m2", "f16", "bf16")],
+)
+@pytest.mark.parametrize(("lhs", "rhs", "lhs_dims", "rhs_dims", "out_shape", "options"), MX_CASES)
+def test_scaled_matmul(
+    lhs: tuple[int, ...],
+    rhs: tuple[int, ...],
+    lhs_dims: tuple[list[int], int],
+    rhs_dims: tuple[list[int], int],
+    out_shape: tuple[int, ...],
+    options: dict[str, int],
+    fmt: str,
+    element: str,
+    out: str,
+):
+    src = gen.mx_matmul_program(lhs, rhs, lhs_dims, rhs_dims, element, fmt, out, out_shape)
+    y, _ = three_levels(src, [normal(lhs, element), normal(rhs, element)], **options)
+    assert np.isfinite(y.astype(np.float32)).all()
+
+
+@pytest.mark.parametrize(("fmt", "out"), [("float8_e4m3fn", "bf16"), ("float8_e5m2", "f32")])
+def test_scaled_matmul_other_pairings(fmt: str, out: str):
+    """e4m3fn with a bf16 output and e5m2 with an f32 one (bf16 inputs), K = 640."""
+    src = gen.mx_matmul_program((8, 640), (640, 16), ([], 1), ([], 0), "bf16", fmt, out, (8, 16))
+    three_levels(src, [normal((8, 640), "bf16"), normal((640, 16), "bf16")])
+
+
+# ------------------------------------------------------------------ dot_general
+
+DOT_CASES = [
+    ((64, 96), (96, 48), ([], []), (1, 0), (64, 48), {}),
+    ((200, 300), (300, 130), ([], []), (1, 0), (200, 130), {"matmul_n_tile": 64}),
+    ((300, 20), (7, 300), ([], []), (0, 1), (20, 7), {}),
+    ((3, 2, 40, 24), (40, 2, 3, 9), ([0, 1], [2, 1]), (2, 0), (3, 2, 24, 9), {}),
+]
+
+
+@pytest.mark.parametrize("types", [("bf16", "bf16", "f32"), ("f32", "f32", "bf16")])
+@pytest.mark.parametrize(("lhs", "rhs", "batch", "contract", "out_shape", "options"), DOT_CASES)
+def test_dot_general(
+    lhs: tuple[int, ...],
+    rhs: tuple[int, ...],
+    batch: tuple[list[int], list[int]],
+    contract: tuple[int, int],
+    out_shape: tuple[int, ...],
+    options: dict[str, int],
+    types: tuple[str, str, str],
+):
+    src = gen.dot_program(lhs, rhs, batch, contract, types, out_shape)
+    three_levels(src, [normal(lhs, types[0]), normal(rhs, types[1])], **options)
+
+
+def test_convert_and_chained_ops():
+    """A bf16 dot converted to f32 (an HBM -> HBM DMA) feeding an f32 dot."""
+    src = (
+        "func.func @main(%a: tensor<16x40xbf16>, %b: tensor<40x24xbf16>, %c: tensor<24x8xf32>)"
+        " -> (tensor<16x8xf32>, tensor<16x24xbf16>) {\n"
+        "  %y = hlo.dot_general %a, %b, contracting_dims = [1] x [0] : "
+        "(tensor<16x40xbf16>, tensor<40x24xbf16>) -> tensor<16x24xbf16>\n"
+        "  %f = hlo.convert %y : (tensor<16x24xbf16>) -> tensor<16x24xf32>\n"
+        "  %z = hlo.dot_general %f, %c, contracting_dims = [1] x [0] : "
+        "(tensor<16x24xf32>, tensor<24x8xf32>) -> tensor<16x8xf32>\n"
+        "  func.return %z, %y : tensor<16x8xf32>, tensor<16x24xbf16>\n}\n"
+    )
+    inputs = [normal((16, 40), "bf16"), normal((40, 24), "bf16"), normal((24, 8), "f32")]
+    three_levels(src, inputs)
+
+
+def test_packed_arguments():
+    """ScaledMatmul straight from ui32 / E8M0 arguments: the boundary casts to x4 fold
+    into the patterns' dtype codes; both operands K-minor, a batch dim, a padded K tile."""
+    b, m, n, k = 2, 10, 7, 1056
+    config = json.dumps(
+        {
+            "scaled_dot_backend_config": {
+                "lhs_batch_dimensions": [0],
+                "rhs_batch_dimensions": [0],
+                "lhs_contracting_dimensions": [2],
+                "rhs_contracting_dimensions": [2],
+                "element_dtype": "float8_e4m3fn",
+            }
+        }
+    ).replace('"', "\\22")
+    lhs, rhs = gen.tensor((b, m, k // 4), "ui32"), gen.tensor((b, n, k // 4), "ui32")
+    ls, rs = gen.tensor((b, m, k // 32), "f8E8M0FNU"), gen.tensor((b, n, k // 32), "f8E8M0FNU")
+    out = gen.tensor((b, m, n), "bf16")
+    src = (
+        f"func.func @main(%l: {lhs}, %r: {rhs}, %ls: {ls}, %rs: {rs}) -> {out} {{\n"
+        f"  %y = hlo.custom_call @__op$block_scaled_dot(%l, %r, %ls, %rs) "
+        f'{{backend_config = "{config}", api_version = 1 : i32}} : ({lhs}, {rhs}, {ls}, {rs})'
+        f" -> {out}\n  func.return %y : {out}\n}}\n"
+    )
+    scales = [
+        RNG.integers(120, 135, size=s, dtype=np.uint8).view(gen.ml_dtypes.float8_e8m0fnu)
+        for s in ((b, m, k // 32), (b, n, k // 32))
+    ]
+    words = [
+        gen.finite_fp8_words((b, m, k // 4), "float8_e4m3fn"),
+        gen.finite_fp8_words((b, n, k // 4), "float8_e4m3fn"),
+    ]
+    three_levels(src, [*words, *scales], matmul_m_tile=4)
