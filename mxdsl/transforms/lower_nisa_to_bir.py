@@ -408,7 +408,11 @@ def _refine(a: Sequence[Dim], b: Sequence[Dim]) -> list[tuple[int, int, int]] | 
 
 
 @dataclass
-class _Buffer:
+class Allocation:
+    """Where one on-chip buffer lives: ``address`` is its first byte in each of its
+    partitions (0 .. ``partitions`` - 1) of ``memory``; ``size`` bytes per partition
+    (aligned); live from op position ``start`` to ``end`` (pre-order positions)."""
+
     alloc: memref.AllocOp
     memory: Memory
     partitions: int
@@ -422,10 +426,10 @@ class _Buffer:
 class _Allocator:
     """First-fit placement of on-chip buffers over their live ranges (module docstring)."""
 
-    buffers: list[_Buffer] = field(default_factory=list[_Buffer])
+    buffers: list[Allocation] = field(default_factory=list[Allocation])
 
     @staticmethod
-    def _candidates(memory: Memory, size: int, taken: list[_Buffer]) -> list[int]:
+    def _candidates(memory: Memory, size: int, taken: list[Allocation]) -> list[int]:
         starts = sorted({0, *(b.address + b.size for b in taken)})
         out: list[int] = []
         for start in starts:
@@ -438,7 +442,7 @@ class _Allocator:
             out.append(start)
         return sorted(out)
 
-    def place(self, buffer: _Buffer) -> None:
+    def place(self, buffer: Allocation) -> None:
         capacity = bir.CAPACITY[buffer.memory]
         live = [
             b
@@ -466,7 +470,7 @@ class _Allocator:
         )
 
 
-def _free_ranges(capacity: int, live: Sequence[_Buffer]) -> list[tuple[int, int]]:
+def _free_ranges(capacity: int, live: Sequence[Allocation]) -> list[tuple[int, int]]:
     ranges: list[tuple[int, int]] = []
     cursor = 0
     for b in sorted(live, key=lambda b: b.address):
@@ -541,6 +545,14 @@ class LowerNisaToBirPass(ModulePass):
                 _FunctionLowering(function).run()
 
 
+def allocate(function: func.FuncOp) -> dict[SSAValue, Allocation]:
+    """The address of every on-chip buffer of a nisa kernel (what the pass uses), keyed
+    by the ``memref.alloc`` result; an OpDiagnostic when one does not fit."""
+    lowering = _FunctionLowering(function)
+    lowering.allocate()
+    return lowering.buffers
+
+
 def _needs_lowering(function: func.FuncOp) -> bool:
     for op in function.walk():
         if op.dialect_name() == "nisa" and not isinstance(op, _KEPT_NISA):
@@ -554,7 +566,7 @@ class _FunctionLowering:
     def __init__(self, function: func.FuncOp):
         self.function = function
         self.views = _Views()
-        self.buffers: dict[SSAValue, _Buffer] = {}
+        self.buffers: dict[SSAValue, Allocation] = {}
         self.constants: dict[int, SSAValue] = {}
         self.anchor: Operation | None = None
 
@@ -630,7 +642,7 @@ class _FunctionLowering:
                         f"uses the on-chip buffer {_name(op.memref)}; only nisa ops can be "
                         f"lowered onto its address",
                     )
-            buffer = _Buffer(
+            buffer = Allocation(
                 op, memory, shape[0], size, order[op], _live_end(op, users, order, last)
             )
             allocator.place(buffer)

@@ -1,0 +1,349 @@
+# ruff: noqa: E501  (MLIR kernels are spelled one op per line)
+"""lower-nisa-to-bir: the allocator (live ranges, reuse, loops, PSUM banks, capacity
+diagnostics), instruction selection on hand-written nisa kernels (bit-identical to the
+nisa interpreter), the run-time operands of bir.dma, refusals, idempotence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from mxdsl.dialects import bir
+from mxdsl.interpreters import make_interpreter
+from mxdsl.tools.diagnostics import OpDiagnostic, parse_located
+from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
+from mxdsl.transforms.lower_nisa_to_bir import Allocation, LowerNisaToBirPass, allocate
+
+RNG = np.random.default_rng(11)
+
+
+def parse(src: str) -> ModuleOp:
+    module, _ = parse_located(_context(), src, "kernel.mlir")
+    module.verify()
+    return module
+
+
+def main_of(module: ModuleOp) -> func.FuncOp:
+    return next(o for o in module.walk() if isinstance(o, func.FuncOp))
+
+
+def plan(src: str) -> dict[str, Allocation]:
+    return {v.name_hint or "?": a for v, a in allocate(main_of(parse(src))).items()}
+
+
+def lower(src: str) -> ModuleOp:
+    module = parse(src)
+    LowerNisaToBirPass().apply(_context(), module)
+    module.verify()
+    return module
+
+
+def overlap(a: Allocation, b: Allocation) -> bool:
+    same = a.memory == b.memory
+    return same and a.address < b.address + b.size and b.address < a.address + a.size
+
+
+def sbuf(shape: str) -> str:
+    return f"memref<{shape}, #nisa.mem<sbuf>>"
+
+
+def hbm(shape: str) -> str:
+    return f"memref<{shape}, #nisa.mem<hbm>>"
+
+
+# ---------------------------------------------------------------- allocation
+
+
+def test_disjoint_live_ranges_share_bytes_overlapping_ones_do_not():
+    t, h = sbuf("128x64xf32"), hbm("128x64xf32")
+    src = f"""
+func.func @main(%x: {h}, %y: {h}) {{
+  %a = memref.alloc() : {t}
+  %b = memref.alloc() : {t}
+  nisa.dma_copy %a, %x : {t}, {h}
+  nisa.dma_copy %b, %a : {t}, {t}
+  nisa.dma_copy %y, %b : {h}, {t}
+  %c = memref.alloc() : {t}
+  nisa.dma_copy %c, %x : {t}, {h}
+  nisa.dma_copy %y, %c : {h}, {t}
+  func.return
+}}"""
+    p = plan(src)
+    assert p["a"].address == 0
+    assert not overlap(p["a"], p["b"])
+    assert p["c"].address == 0  # a is dead by then
+    assert all(a.size == 256 for a in p.values())
+    assert all(a.address % 64 == 0 for a in p.values())
+
+
+def test_a_buffer_used_in_a_loop_lives_through_the_whole_loop():
+    t, h = sbuf("128x16xf32"), hbm("128x16xf32")
+    src = f"""
+func.func @main(%x: {h}, %y: {h}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %a = memref.alloc() : {t}
+  nisa.dma_copy %a, %x : {t}, {h}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    nisa.dma_copy %y, %a : {h}, {t}
+    %b = memref.alloc() : {t}
+    nisa.dma_copy %b, %x : {t}, {h}
+    nisa.dma_copy %y, %b : {h}, {t}
+  }}
+  func.return
+}}"""
+    p = plan(src)
+    # %b comes after %a's last textual use, but %a is read again in the next iteration
+    assert not overlap(p["a"], p["b"])
+
+
+def test_psum_buffers_stay_inside_a_bank():
+    src = """
+func.func @main(%s: memref<128x128xbf16, #nisa.mem<hbm>>) {
+  %st = memref.alloc() : memref<128x128xbf16, #nisa.mem<sbuf>>
+  %big = memref.alloc() : memref<128x384xf32, #nisa.mem<psum>>
+  %acc = memref.alloc() : memref<128x256xf32, #nisa.mem<psum>>
+  %wide = memref.alloc() : memref<128x1024xf32, #nisa.mem<psum>>
+  nisa.dma_copy %st, %s : memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x128xbf16, #nisa.mem<hbm>>
+  nisa.memset %big, 0.0 : memref<128x384xf32, #nisa.mem<psum>>
+  nisa.memset %wide, 0.0 : memref<128x1024xf32, #nisa.mem<psum>>
+  nisa.memset %acc, 0.0 : memref<128x256xf32, #nisa.mem<psum>>
+  func.return
+}"""
+    p = plan(src)
+    bank = bir.PSUM_BANK_BYTES
+    assert p["big"].address == 0  # 1536 bytes
+    assert p["acc"].address == bank  # 1024 bytes would straddle bank 0 / 1 at 1536
+    assert p["wide"].address % bank == 0  # 4 KiB: starts on a bank
+    assert not overlap(p["wide"], p["acc"])
+    assert not overlap(p["wide"], p["big"])
+
+
+def fill(count: int, shape: str, space: str) -> str:
+    t = f"memref<{shape}, #nisa.mem<{space}>>"
+    allocs = "".join(f"  %b{i} = memref.alloc() : {t}\n" for i in range(count))
+    uses = "".join(f"  nisa.memset %b{i}, 0.0 : {t}\n" for i in range(count))
+    return f"func.func @main() {{\n{allocs}{uses}  func.return\n}}\n"
+
+
+@pytest.mark.parametrize(
+    ("src", "message"),
+    [
+        (
+            fill(4, "128x16384xf32", "sbuf"),
+            "sbuf buffer %b3 (memref<128x16384xf32, #nisa.mem<sbuf>>) needs 65536 bytes per "
+            "partition, but only 0 contiguous bytes are available (0 free; 196608 held by 3 "
+            "live buffer(s)) of the 196608-byte sbuf partition",
+        ),
+        (
+            fill(2, "128x25000xf32", "sbuf"),
+            "sbuf buffer %b1 (memref<128x25000xf32, #nisa.mem<sbuf>>) needs 100032 bytes per "
+            "partition, but only 96576 contiguous bytes are available (96576 free; 100032 held "
+            "by 1 live buffer(s)) of the 196608-byte sbuf partition",
+        ),
+        (
+            fill(9, "128x512xf32", "psum"),
+            "psum buffer %b8 (memref<128x512xf32, #nisa.mem<psum>>) needs 2048 bytes per "
+            "partition, but only 0 contiguous bytes are available (0 free; 16384 held by 8 live "
+            "buffer(s)) of the 16384-byte psum partition",
+        ),
+    ],
+)
+def test_a_kernel_that_does_not_fit_gets_a_located_diagnostic(src: str, message: str):
+    module = parse(src)
+    with pytest.raises(OpDiagnostic) as info:
+        LowerNisaToBirPass().apply(_context(), module)
+    assert info.value.op.name == "memref.alloc"
+    assert info.value.message == f"lower-nisa-to-bir: {message}"
+
+
+def test_the_capacities_are_the_dialects():
+    assert plan(fill(1, "128x49152xf32", "sbuf"))["b0"].size == bir.SBUF_PARTITION_BYTES
+    assert plan(fill(8, "128x512xf32", "psum"))["b7"].address == 7 * bir.PSUM_BANK_BYTES
+
+
+# ------------------------------------------------------------ instruction selection
+
+
+ELEMENTWISE = """
+func.func @main(%x: memref<64x32xf32, #nisa.mem<hbm>>, %y: memref<64x32xf32, #nisa.mem<hbm>>,
+                %col: memref<64x1xf32, #nisa.mem<hbm>>, %out: memref<64x32xf32, #nisa.mem<hbm>>,
+                %tr: memref<32x32xf32, #nisa.mem<hbm>>) {
+  %two = arith.constant 2.0 : f32
+  %a = memref.alloc() : memref<64x32xf32, #nisa.mem<sbuf>>
+  %b = memref.alloc() : memref<64x32xf32, #nisa.mem<sbuf>>
+  %c = memref.alloc() : memref<64x1xf32, #nisa.mem<sbuf>>
+  %s = memref.alloc() : memref<64x32xf32, #nisa.mem<sbuf>>
+  %p = memref.alloc() : memref<32x32xf32, #nisa.mem<psum>>
+  %t = memref.alloc() : memref<32x32xf32, #nisa.mem<sbuf>>
+  nisa.dma_copy %a, %x : memref<64x32xf32, #nisa.mem<sbuf>>, memref<64x32xf32, #nisa.mem<hbm>>
+  nisa.dma_copy %b, %y : memref<64x32xf32, #nisa.mem<sbuf>>, memref<64x32xf32, #nisa.mem<hbm>>
+  nisa.dma_copy %c, %col : memref<64x1xf32, #nisa.mem<sbuf>>, memref<64x1xf32, #nisa.mem<hbm>>
+  nisa.tensor_tensor %s, multiply %a, %b : memref<64x32xf32, #nisa.mem<sbuf>>, memref<64x32xf32, #nisa.mem<sbuf>>, memref<64x32xf32, #nisa.mem<sbuf>>
+  nisa.tensor_scalar %s, %s, add %c, reverse subtract %two : memref<64x32xf32, #nisa.mem<sbuf>>, memref<64x32xf32, #nisa.mem<sbuf>>, memref<64x1xf32, #nisa.mem<sbuf>>, f32
+  nisa.activation %s, silu %s scale(%two : f32) bias(%c : memref<64x1xf32, #nisa.mem<sbuf>>) : memref<64x32xf32, #nisa.mem<sbuf>>, memref<64x32xf32, #nisa.mem<sbuf>>
+  %top = memref.subview %s[32, 0] [32, 32] [1, 1] : memref<64x32xf32, #nisa.mem<sbuf>> to memref<32x32xf32, strided<[32, 1], offset: 1024>, #nisa.mem<sbuf>>
+  nisa.nc_transpose %p, %top : memref<32x32xf32, #nisa.mem<psum>>, memref<32x32xf32, strided<[32, 1], offset: 1024>, #nisa.mem<sbuf>>
+  nisa.tensor_copy %t, %p : memref<32x32xf32, #nisa.mem<sbuf>>, memref<32x32xf32, #nisa.mem<psum>>
+  nisa.dma_copy %out, %s : memref<64x32xf32, #nisa.mem<hbm>>, memref<64x32xf32, #nisa.mem<sbuf>>
+  nisa.dma_copy %tr, %t : memref<32x32xf32, #nisa.mem<hbm>>, memref<32x32xf32, #nisa.mem<sbuf>>
+  func.return
+}
+"""
+
+
+def run_args(module: ModuleOp, args: list[np.ndarray]) -> list[np.ndarray]:
+    copies = [a.copy() for a in args]
+    make_interpreter(module, _context()).call_op("main", tuple(copies))
+    return copies
+
+
+def test_elementwise_kernel_gives_the_nisa_bits():
+    """tensor_tensor, tensor_scalar (column and immediate operands), activation, a Tensor
+    engine transpose of a partition-offset view, tensor_copy: the bir kernel writes the
+    nisa kernel's bytes."""
+    args = [
+        RNG.standard_normal((64, 32)).astype(np.float32),
+        RNG.standard_normal((64, 32)).astype(np.float32),
+        RNG.standard_normal((64, 1)).astype(np.float32),
+        np.zeros((64, 32), np.float32),
+        np.zeros((32, 32), np.float32),
+    ]
+    expected = run_args(parse(ELEMENTWISE), args)
+    kernel = lower(ELEMENTWISE)
+    text = str(kernel)
+    for name in ("tensor_tensor", "tensor_scalar", "activation", "transpose", "tensor_copy"):
+        assert f"bir.{name} " in text
+    assert "nisa.tensor" not in text
+    assert "p0 = 32, np = 32" in text  # the transposed view starts at partition 32
+    got = run_args(kernel, args)
+    for a, b in zip(expected, got, strict=True):
+        assert a.tobytes() == b.tobytes()
+
+
+LOOP_DMA = """
+func.func @main(%x: memref<4x32x16xbf16, #nisa.mem<hbm>>, %out: memref<4x32x16xf32, #nisa.mem<hbm>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %t = memref.alloc() : memref<128x16xbf16, #nisa.mem<sbuf>>
+  %f = memref.alloc() : memref<128x16xf32, #nisa.mem<sbuf>>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %rows = memref.subview %t[%i, 0] [32, 16] [4, 1] : memref<128x16xbf16, #nisa.mem<sbuf>> to memref<32x16xbf16, strided<[64, 1], offset: ?>, #nisa.mem<sbuf>>
+    %plane = memref.subview %x[%i, 0, 0] [1, 32, 16] [1, 1, 1] : memref<4x32x16xbf16, #nisa.mem<hbm>> to memref<32x16xbf16, strided<[16, 1], offset: ?>, #nisa.mem<hbm>>
+    nisa.dma_copy %rows, %plane : memref<32x16xbf16, strided<[64, 1], offset: ?>, #nisa.mem<sbuf>>, memref<32x16xbf16, strided<[16, 1], offset: ?>, #nisa.mem<hbm>>
+  }
+  nisa.tensor_copy %f, %t : memref<128x16xf32, #nisa.mem<sbuf>>, memref<128x16xbf16, #nisa.mem<sbuf>>
+  %v = memref.expand_shape %f [[0, 1], [2]] output_shape [32, 4, 16] : memref<128x16xf32, #nisa.mem<sbuf>> into memref<32x4x16xf32, #nisa.mem<sbuf>>
+  scf.for %j = %c0 to %c4 step %c1 {
+    %cols = memref.subview %v[0, %j, 0] [32, 1, 16] [1, 1, 1] : memref<32x4x16xf32, #nisa.mem<sbuf>> to memref<32x16xf32, strided<[64, 1], offset: ?>, #nisa.mem<sbuf>>
+    %dst = memref.subview %out[%j, 0, 0] [1, 32, 16] [1, 1, 1] : memref<4x32x16xf32, #nisa.mem<hbm>> to memref<32x16xf32, strided<[16, 1], offset: ?>, #nisa.mem<hbm>>
+    nisa.dma_copy %dst, %cols : memref<32x16xf32, strided<[16, 1], offset: ?>, #nisa.mem<hbm>>, memref<32x16xf32, strided<[64, 1], offset: ?>, #nisa.mem<sbuf>>
+  }
+  func.return
+}
+"""
+
+
+def test_loop_dependent_views_become_run_time_dma_operands():
+    """A strided-partition view with a loop-dependent start (``partition %i``, ps = 4)
+    and a loop-dependent HBM plane (``offset``: 32 x 16 bf16 = 1024 bytes per i), and an
+    expand_shape'd on-chip buffer read back the same way."""
+    kernel = lower(LOOP_DMA)
+    text = str(kernel)
+    assert (
+        "#bir.ap<sbuf, p0 = 0, np = 32, ps = 4, [[1, 16]], off = 0, dtype = 10> partition %i"
+        in text
+    )
+    assert "arith.muli %i, %c1024 : index" in text
+    x = RNG.standard_normal((4, 32, 16)).astype(np.float32).astype(np.dtype("bfloat16"))
+    args = [x, np.zeros((4, 32, 16), np.float32)]
+    expected = run_args(parse(LOOP_DMA), args)
+    got = run_args(kernel, args)
+    assert expected[1].tobytes() == got[1].tobytes()
+    assert (got[1] == x.astype(np.float32)).all()
+
+
+def test_the_function_keeps_its_name_arguments_and_results():
+    src = """
+func.func @kernel(%x: memref<32x8xui32, #nisa.mem<hbm>>) -> memref<32x8xui32, #nisa.mem<hbm>> {
+  %c = "memref.cast"(%x) : (memref<32x8xui32, #nisa.mem<hbm>>) -> memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>
+  %o = memref.alloc() : memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>
+  %oc = "memref.cast"(%o) : (memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>) -> memref<32x8xui32, #nisa.mem<hbm>>
+  %t = memref.alloc() : memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<sbuf>>
+  nisa.dma_copy %t, %c : memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<sbuf>>, memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>
+  nisa.dma_copy %o, %t : memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>, memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<sbuf>>
+  func.return %oc : memref<32x8xui32, #nisa.mem<hbm>>
+}"""
+    before = main_of(parse(src))
+    kernel = lower(src)
+    after = main_of(kernel)
+    assert after.sym_name.data == "kernel"
+    assert after.function_type == before.function_type
+    text = str(kernel)
+    assert "memref.cast" not in text  # the x4 patterns read the ui32 bytes
+    assert "%o = memref.alloc() : memref<32x8xui32, #nisa.mem<hbm>>" in text
+    assert "dtype = 8> of %x : memref<32x8xui32" in text
+    words = RNG.integers(0, 2**32, size=(32, 8), dtype=np.uint32)
+    (result,) = make_interpreter(kernel, _context()).call_op("kernel", (words,))
+    assert np.asarray(result).tobytes() == words.tobytes()
+
+
+def test_the_pass_is_idempotent_on_bir():
+    kernel = lower(ELEMENTWISE)
+    text = str(kernel)
+    LowerNisaToBirPass().apply(_context(), kernel)
+    assert str(kernel) == text
+
+
+# ----------------------------------------------------------------------- refusals
+
+
+@pytest.mark.parametrize(
+    ("body", "op_name", "message"),
+    [
+        (
+            "%t = memref.alloc() : memref<128x8xi32, #nisa.mem<sbuf>>\n"
+            "  nisa.iota %t, [[1, 8]] : memref<128x8xi32, #nisa.mem<sbuf>>",
+            "nisa.iota",
+            "nisa.iota is not supported by lower-nisa-to-bir yet",
+        ),
+        (
+            "%c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+            "  %t = memref.alloc() : memref<128x8xf32, #nisa.mem<sbuf>>\n"
+            "  scf.for %i = %c0 to %c1 step %c1 {\n"
+            "    %v = memref.subview %t[%i, 0] [4, 8] [1, 1] : memref<128x8xf32, #nisa.mem<sbuf>>"
+            " to memref<4x8xf32, strided<[8, 1], offset: ?>, #nisa.mem<sbuf>>\n"
+            "    nisa.memset %v, 0.0 : memref<4x8xf32, strided<[8, 1], offset: ?>, #nisa.mem<sbuf>>\n"
+            "  }",
+            "nisa.memset",
+            "dst is a loop-dependent view; not supported by lower-nisa-to-bir yet",
+        ),
+        (
+            "%acc = memref.alloc() : memref<128x1024xf32, #nisa.mem<psum>>\n"
+            "  %s = memref.alloc() : memref<128x128xbf16, #nisa.mem<sbuf>>\n"
+            "  %m = memref.alloc() : memref<128x256xbf16, #nisa.mem<sbuf>>\n"
+            "  nisa.memset %s, 0.0 : memref<128x128xbf16, #nisa.mem<sbuf>>\n"
+            "  nisa.memset %m, 0.0 : memref<128x256xbf16, #nisa.mem<sbuf>>\n"
+            "  %v = memref.subview %acc[0, 384] [128, 256] [1, 1] : memref<128x1024xf32, "
+            "#nisa.mem<psum>> to memref<128x256xf32, strided<[1024, 1], offset: 384>, "
+            "#nisa.mem<psum>>\n"
+            "  nisa.nc_matmul %v, %s, %m : memref<128x256xf32, strided<[1024, 1], offset: 384>,"
+            " #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x256xbf16, "
+            "#nisa.mem<sbuf>>",
+            "nisa.nc_matmul",
+            "the accumulator %acc view touches bytes [1536, 2560) of each psum partition, across "
+            "a 2048-byte bank boundary",
+        ),
+    ],
+)
+def test_refusals_are_located(body: str, op_name: str, message: str):
+    module = parse(f"func.func @main() {{\n  {body}\n  func.return\n}}\n")
+    with pytest.raises(OpDiagnostic) as info:
+        LowerNisaToBirPass().apply(_context(), module)
+    assert info.value.op.name == op_name
+    assert message in info.value.message
+    assert info.value.message.startswith("lower-nisa-to-bir: ")
