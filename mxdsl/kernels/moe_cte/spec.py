@@ -13,7 +13,7 @@ prints. The sizes and numeric options of one kernel are :class:`MoECTESizes` and
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -162,7 +162,6 @@ class MoECTEOptions:
     gate_clamp: tuple[float | None, float | None] = (None, None)  # (lower, upper)
     up_clamp: tuple[float | None, float | None] = (None, None)
     is_tensor_update_accumulating: bool | None = None  # None => top_k > 1
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 PMAX = 128
