@@ -111,8 +111,17 @@ def build_arg_parser() -> argparse.ArgumentParser:
         p.add_argument("--activation", choices=list(ACTIVATIONS), default="silu")
         p.add_argument("--scaling", choices=list(SCALINGS), default="post_scale")
         p.add_argument("--bias", action="store_true", help="gate/up and down biases")
-        p.add_argument("--clamp-gate", type=clamp_limits, metavar="LO,HI", default=None)
-        p.add_argument("--clamp-up", type=clamp_limits, metavar="LO,HI", default=None)
+        p.add_argument(
+            "--clamp-gate",
+            type=clamp_limits,
+            metavar="LO,HI",
+            default=None,
+            help="clamp gate to [LO, HI] (either may be empty; a negative LO needs "
+            "--clamp-gate=-7,7)",
+        )
+        p.add_argument(
+            "--clamp-up", type=clamp_limits, metavar="LO,HI", default=None, help="as above, up"
+        )
         p.add_argument(
             "--fp8-weights",
             action="store_true",
