@@ -636,7 +636,7 @@ class _FunctionLowering:
             size = -(-raw // ALIGNMENT) * ALIGNMENT
             users = _users(op.memref)
             for user in users:
-                if user.dialect_name() != "nisa":
+                if user.dialect_name() != "nisa" and not isinstance(user, memref.DeallocOp):
                     raise self.refuse(
                         user,
                         f"uses the on-chip buffer {_name(op.memref)}; only nisa ops can be "
