@@ -457,9 +457,9 @@ class _Allocator:
                 buffer.address = start
                 self.buffers.append(buffer)
                 return
-        held = sum(b.size for b in live)
         gaps = _free_ranges(capacity, live)
         largest = max((hi - lo for lo, hi in gaps), default=0)
+        held = capacity - sum(hi - lo for lo, hi in gaps)  # live buffers may share bytes
         t = buffer.alloc.memref.type
         raise OpDiagnostic(
             buffer.alloc,
