@@ -280,15 +280,17 @@ class BlockFFN:
                 kb.emit(nisa.DmaCopyOp(kb.view(self.gb, [0, gi], [g.it, 1]), src))
         with kb.loop(0, g.nbm) as m:
             m0 = kb.mul(m, g.Bm)
-            for gi, psum in ((0, self.pg), (1, self.pu)):
-                for k0, k1, accumulate in ((0, 1, False), (1, g.kt, True)):
-                    if k1 <= k0:
-                        continue
-                    with kb.loop(k0, k1) as k:
+            # gate and up share the moving tile (the tokens' hidden^T, one H tile per k);
+            # the first H tile overwrites PSUM, the others accumulate
+            for k0, k1, accumulate in ((0, 1, False), (1, g.kt, True)):
+                if k1 <= k0:
+                    continue
+                with kb.loop(k0, k1) as k:
+                    moving = kb.view(self.xT, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
+                    for gi, psum in ((0, self.pg), (1, self.pu)):
                         stationary = kb.view(
                             self.wgu, [0, k, gi, local], [PMAX, 1, 1, g.it], drop=[1, 2]
                         )
-                        moving = kb.view(self.xT, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
                         kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
             gate = self._evacuate(0, self.pg, self.gs, self.options.gate_clamp, b, col, col0, m0)
             kb.emit(nisa.ActivationOp(self.gs, ACTIVATIONS[self.options.activation], gate))
