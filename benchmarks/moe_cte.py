@@ -14,7 +14,7 @@ rounded up to a multiple of 256). Small sizes for a quick look:
 ``--hidden 512 --intermediate 256 --experts 4 --tokens 100 --block-size 256 --top-k 2``.
 
 ``--blas-threads N`` sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS before
-numpy loads (default: leave the environment alone). The interpreter runs one core at a
+numpy loads (default 1; 0 leaves the environment alone). The interpreter runs one core at a
 time and its tile matmuls are small, so 1 compares like with like; with 2, the golden's
 large matmuls use both CPUs (and, on a busy machine, OpenBLAS threads fighting over the
 CPUs can slow the interpreter's small matmuls several times).
@@ -108,9 +108,14 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
     parser.add_argument("--progress", action="store_true", help="progress bar on stderr")
-    parser.add_argument("--blas-threads", type=int, default=None, help="BLAS threads (see doc)")
+    parser.add_argument(
+        "--blas-threads",
+        type=int,
+        default=1,
+        help="BLAS threads, set before numpy loads (default 1; 0 = leave the environment)",
+    )
     args = parser.parse_args()
-    if args.blas_threads is not None:
+    if args.blas_threads:
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(args.blas_threads)
     print(

@@ -15,17 +15,24 @@ golden's time. Invalid sizes or combinations are reported before any work (exit 
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
-import time
-from collections.abc import Sequence
-from typing import IO
 
-import numpy as np
+# The interpreter runs one simulated core at a time on tile-sized matmuls: BLAS worker
+# threads only add contention there (on a busy machine, oversubscribed OpenBLAS threads
+# slowed a run 20x). One thread unless the caller chose otherwise; set before numpy loads.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-from mxdsl import __version__
-from mxdsl.kernels.moe_cte import (
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from typing import IO  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from mxdsl import __version__  # noqa: E402
+from mxdsl.kernels.moe_cte import (  # noqa: E402
     ActFnType,
     ExpertAffinityScaleMode,
     MoECTEConfigError,
@@ -43,7 +50,7 @@ from mxdsl.kernels.moe_cte import (
     relative_error,
     signature_text,
 )
-from mxdsl.tools.diagnostics import report
+from mxdsl.tools.diagnostics import report  # noqa: E402
 
 TOOL = "mx-moe"
 
