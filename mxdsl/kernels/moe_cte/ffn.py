@@ -21,6 +21,7 @@ free <= 128, moving free <= 512 (one PSUM bank).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import f32, i32
@@ -417,7 +418,9 @@ class BlockFFN:
 
     # ------------------------------------------------- output helpers
 
-    def for_core_row_tiles(self, core: SSAValue, rows: int, body) -> None:  # noqa: ANN001
+    def for_core_row_tiles(
+        self, core: SSAValue, rows: int, body: Callable[[Index, int], None]
+    ) -> None:
         """Row tiles of 128 over ``rows`` rows, dealt round-robin to the 2 cores:
         ``body(row_offset, n_rows)``."""
         kb = self.kb
@@ -448,7 +451,7 @@ class BlockFFN:
                 kb.emit(nisa.DmaCopyOp(dst, src))
 
         self.for_core_row_tiles(core, g.T + 1, body)
-        self._zeros = zeros
+        self.zeros = zeros
 
 
 __all__ = ["ACTIVATIONS", "BlockFFN", "Geometry"]

@@ -86,7 +86,7 @@ def build_shard_on_block(
             p0 = kb.view(out, [r, 0, 0], [n, 1, g.H], drop=[1])
             p1 = kb.view(out, [r, 1, 0], [n, 1, g.H], drop=[1])
             kb.emit(nisa.DmaComputeOp(p0, [p0, p1]))
-            kb.emit(nisa.DmaCopyOp(p1, kb.view(ffn._zeros, [0, 0], [n, g.H])))  # pyright: ignore[reportPrivateUsage]
+            kb.emit(nisa.DmaCopyOp(p1, kb.view(ffn.zeros, [0, 0], [n, g.H])))
 
         ffn.for_core_row_tiles(core, g.T + 1, reduce)
     return kb.finish(), ffn
