@@ -159,7 +159,7 @@ class BlockFFN:
         self.tp = kb.alloc([PMAX, PMAX], io, S.PSUM)
         self.xT = kb.alloc([PMAX, self.sets, g.kt, g.Bc], io)
         self.wgu = kb.alloc([PMAX, g.kt, 2, g.chunk], io)
-        self.wd = kb.alloc([g.it, g.n_it, g.H], io)
+        self.wd = kb.alloc([g.it, g.n_it, PSUM_FMAX], io)  # Wd[i, one 512-col H tile]
         self.pg = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.pu = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.gs = kb.alloc([g.it, g.Bm], f32)
@@ -358,25 +358,26 @@ class BlockFFN:
         """``acc[token, :] = inter^T @ Wd[e][i0 : i0 + Ic]`` (times the fp8 down scale)."""
         kb, g = self.kb, self.g
         wd = self.arg["down_proj_weight"]
-        with kb.loop(0, g.n_it) as t:
-            src = kb.view(wd, [e, kb.add(i0, kb.mul(t, g.it)), 0], [1, g.it, g.H])
-            kb.emit(nisa.DmaCopyOp(kb.view(self.wd, [0, t, 0], [g.it, 1, g.H], drop=[1]), src))
         if self.fp8:
             row = kb.view(self.arg["down_proj_scale"], [e, 0, 0], [1, 1, g.H], drop=[0])
             kb.emit(nisa.DmaCopyOp(self.dsc, row, src_index=self.zidx))
         if self.bias:
             row = kb.view(self.arg["down_proj_bias"], [e, 0], [1, g.H])
             kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
-        with kb.loop(0, g.nbt) as bt:
-            b0 = kb.mul(bt, PMAX)
-            with kb.loop(0, g.nhc) as hc:
-                h0 = kb.mul(hc, PSUM_FMAX)
+        with kb.loop(0, g.nhc) as hc:  # 512-column H tiles: stream that slice of Wd
+            h0 = kb.mul(hc, PSUM_FMAX)
+            with kb.loop(0, g.n_it) as t:
+                src = kb.view(wd, [e, kb.add(i0, kb.mul(t, g.it)), h0], [1, g.it, PSUM_FMAX])
+                dst = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
+                kb.emit(nisa.DmaCopyOp(dst, src))
+            with kb.loop(0, g.nbt) as bt:
+                b0 = kb.mul(bt, PMAX)
                 for t0, t1, accumulate in ((0, 1, False), (1, g.n_it, True)):
                     if t1 <= t0:
                         continue
                     with kb.loop(t0, t1) as t:
                         stationary = kb.view(self.inter, [0, t, b0], [g.it, 1, PMAX], drop=[1])
-                        moving = kb.view(self.wd, [0, t, h0], [g.it, 1, PSUM_FMAX], drop=[1])
+                        moving = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
                         kb.emit(nisa.NcMatmulOp(self.pd, stationary, moving, accumulate=accumulate))
                 dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
                 if self.fp8:

@@ -167,6 +167,7 @@ class MoECTEOptions:
 PMAX = 128
 H_TILE = 512  # H must be a multiple of this (one PSUM bank of f32 per down-proj tile)
 SBUF_BUDGET = 192 * 1024  # bytes per partition one kernel buffer may take
+GATE_UP_BUDGET = 64 * 1024  # bytes per partition of one gate/up weight chunk (if possible)
 
 
 def check_problem(
@@ -304,7 +305,7 @@ def gate_up_chunk(impl: MoECTEImplementation, sizes: MoECTESizes, options: MoECT
     n_tiles = ic // it
     best = 1
     for k in range(1, n_tiles + 1):
-        if n_tiles % k == 0 and k * it * per_col <= SBUF_BUDGET:
+        if n_tiles % k == 0 and k * it * per_col <= GATE_UP_BUDGET:
             best = k
     return best * it
 
@@ -322,7 +323,7 @@ def _sbuf_plan(
     kt = H // PMAX
     return {
         "the gate/up weight chunk": (kt * 2 * gate_up_chunk(impl, sizes, options) * io),
-        "the down-projection weights": (ic // i_tile(ic)) * H * io,
+        "the down-projection weights": (ic // i_tile(ic)) * 512 * io,
         "the transposed hidden states": sets * kt * B * io,
         "the intermediate (act(gate) * up)": (ic // i_tile(ic)) * B * io,
         "the down-projection accumulator": (B // PMAX) * H * 4,
