@@ -15,6 +15,7 @@ be shown against a dump of the IR. :class:`LocatingParser` records where every o
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 from typing import IO
@@ -110,3 +111,20 @@ def report(tool: str, message: str, stream: IO[str] | None = None) -> None:
     stream = sys.stderr if stream is None else stream
     prefix = "" if _LOCATED_ERROR.match(message) else f"{tool}: error: "
     print(f"{prefix}{message}", file=stream)
+
+
+TRACEBACK_ENV = "MXDSL_TRACEBACK"
+"""Set to a non-empty value to let an internal error raise with its Python traceback."""
+
+
+def report_internal_error(tool: str, err: Exception) -> int:
+    """An unexpected exception (a bug, not bad input): one line naming it, exit code 2.
+    With ``MXDSL_TRACEBACK`` set the exception propagates instead."""
+    if os.environ.get(TRACEBACK_ENV):
+        raise err
+    report(
+        tool,
+        f"internal error: {type(err).__name__}: {err} "
+        f"(set {TRACEBACK_ENV}=1 for the traceback, and please report it)",
+    )
+    return 2

@@ -50,7 +50,7 @@ from mxdsl.kernels.moe_cte import (  # noqa: E402
     relative_error,
     signature_text,
 )
-from mxdsl.tools.diagnostics import report  # noqa: E402
+from mxdsl.tools.diagnostics import report, report_internal_error  # noqa: E402
 
 TOOL = "mx-moe"
 
@@ -314,14 +314,7 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
         report(TOOL, f"cannot write {err.filename!r}: {err.strerror or err}")
         return 1
     except Exception as err:
-        if os.environ.get("MXDSL_TRACEBACK"):
-            raise
-        report(
-            TOOL,
-            f"internal error: {type(err).__name__}: {err} "
-            "(set MXDSL_TRACEBACK=1 for the traceback, and please report it)",
-        )
-        return 2
+        return report_internal_error(TOOL, err)
     return 0
 
 

@@ -45,6 +45,7 @@ from mxdsl.tools.diagnostics import (
     format_parse_error,
     parse_located,
     report,
+    report_internal_error,
     verify_located,
 )
 
@@ -207,14 +208,7 @@ def _run(argv: Sequence[str] | None) -> int:
         report(TOOL, f"{where}: {err.strerror or err}")
         return 1
     except Exception as err:
-        if os.environ.get("MXDSL_TRACEBACK"):
-            raise
-        report(
-            TOOL,
-            f"internal error: {type(err).__name__}: {err} "
-            "(set MXDSL_TRACEBACK=1 for the traceback, and please report it)",
-        )
-        return 2
+        return report_internal_error(TOOL, err)
     return 0
 
 

@@ -52,11 +52,13 @@ from mxdsl.interpreters import (
     round_to,
 )
 from mxdsl.tools.diagnostics import (
+    TRACEBACK_ENV,
     OpDiagnostic,
     format_op_diagnostic,
     format_parse_error,
     parse_located,
     report,
+    report_internal_error,
     verify_located,
 )
 
@@ -557,7 +559,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     except (RunFailure, InterpreterDiscoveryError) as err:
         raise RunFailure(str(err)) from None
     except Exception as err:
-        if os.environ.get("MXDSL_TRACEBACK"):
+        if os.environ.get(TRACEBACK_ENV):
             raise
         raise _interpretation_failure(err, tracker, spans) from None
 
@@ -605,14 +607,7 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
         report(TOOL, str(err))
         return 1
     except Exception as err:
-        if os.environ.get("MXDSL_TRACEBACK"):
-            raise
-        report(
-            TOOL,
-            f"internal error: {type(err).__name__}: {err} "
-            "(set MXDSL_TRACEBACK=1 for the traceback, and please report it)",
-        )
-        return 2
+        return report_internal_error(TOOL, err)
     return 0
 
 
