@@ -1525,6 +1525,60 @@ class RegisterLoadOp(IRDLOperation):
             raise VerifyException(f"src must hold an integer of at most 32 bits, got {dtype}")
 
 
+@irdl_op_definition
+class ViewCastOp(IRDLOperation):
+    """Reinterpret a buffer's element type without copying (nkilib's
+    ``convert_to_mxfp_dtype``: MX weights travel as integer alternates and the kernel
+    views them as x4 types):
+    ``%w = nisa.view_cast %src : memref<..xui32, #nisa.mem<hbm>> to memref<..x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>``.
+
+    The result has the source's shape, layout and memory space; exactly one of the two
+    element types is an x4 type and the other an integer of its container width
+    (32 bits for the FP8 x4 types, 16 for ``float4_e2m1fn_x4``; signless, signed or
+    unsigned). Writes through the view land in the source."""
+
+    name = "nisa.view_cast"
+    src = operand_def(MemRefType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+    assembly_format = "$src attr-dict `:` type($src) `to` type($result)"
+
+    def __init__(self, src: SSAValue, element_type: Attribute):
+        src_type = src.type
+        assert isinstance(src_type, MemRefType)
+        result = MemRefType(
+            element_type,
+            src_type.get_shape(),
+            src_type.layout,
+            src_type.memory_space,
+        )
+        super().__init__(operands=[src], result_types=[result])
+
+    def verify_(self) -> None:
+        src_type, result_type = self.src.type, self.result.type
+        assert isinstance(src_type, MemRefType) and isinstance(result_type, MemRefType)
+        if src_type.get_shape() != result_type.get_shape():
+            raise VerifyException(
+                f"view_cast changes the shape {list(src_type.get_shape())} to "
+                f"{list(result_type.get_shape())}; it only reinterprets the element type"
+            )
+        if src_type.layout != result_type.layout:
+            raise VerifyException("view_cast must keep the source's layout")
+        if src_type.memory_space != result_type.memory_space:
+            raise VerifyException("view_cast must keep the source's memory space")
+        a, b = src_type.get_element_type(), result_type.get_element_type()
+        if _is_x4(a) == _is_x4(b):
+            raise VerifyException(
+                f"view_cast needs exactly one x4-packed element type, got {a} and {b}"
+            )
+        x4, other = (a, b) if _is_x4(a) else (b, a)
+        assert isinstance(x4, X4Type)
+        if not (isinstance(other, IntegerType) and other.width.data == x4.bitwidth):
+            raise VerifyException(
+                f"{x4} views only an integer of its {x4.bitwidth}-bit container, got {other}"
+            )
+
+
 Nisa = Dialect(
     "nisa",
     [
@@ -1548,6 +1602,7 @@ Nisa = Dialect(
         SendRecvOp,
         CoreBarrierOp,
         RegisterLoadOp,
+        ViewCastOp,
     ],
     [
         MemorySpaceAttr,

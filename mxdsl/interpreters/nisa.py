@@ -652,6 +652,11 @@ class NisaFunctions(InterpreterFunctions):
         core_context(interpreter).barrier(op, data, op.get_cores())
         return ()
 
+    @impl(nisa.ViewCastOp)
+    def run_view_cast(self, interpreter: Interpreter, op: nisa.ViewCastOp, args: PythonValues):
+        (src,) = args
+        return (src.view(buffer_dtype(op.result.type)),)
+
     @impl(nisa.RegisterLoadOp)
     def run_register_load(
         self, interpreter: Interpreter, op: nisa.RegisterLoadOp, args: PythonValues

@@ -1,0 +1,91 @@
+"""nisa.view_cast in the interpreter: a zero-copy reinterpretation of integer HBM
+weights as x4 types (reads see the integer bits, writes land in the source), and an
+nc_matmul_mx on viewed weights equals the numerics' MX matmul operand decode."""
+# ruff: noqa: E501  (IR text of the kernels under test)
+
+from __future__ import annotations
+
+import numpy as np
+
+from mxdsl.interpreters import make_interpreter
+from mxdsl.interpreters.spmd import run_spmd
+from mxdsl.numerics import MxFormat, pack_fp4_x4, pack_fp8_x4, quantize_mx
+from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass
+from mxdsl.tools.diagnostics import parse_located
+from mxdsl.tools.mx_run import _context
+
+
+def run(text: str, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+    ctx = _context()
+    module, _ = parse_located(ctx, text, "t")
+    module.verify()
+    run_spmd(lambda ls: make_interpreter(module, ctx, listeners=ls), "main", inputs, 1)
+    return inputs
+
+
+def test_view_cast_reads_and_writes_the_source_bits():
+    x4 = "!nisa.float8_e4m3fn_x4"
+    text = f"""
+func.func @main(%w: memref<32x4xui32, #nisa.mem<hbm>>, %o: memref<32x4xsi32, #nisa.mem<hbm>>) {{
+  %wv = nisa.view_cast %w : memref<32x4xui32, #nisa.mem<hbm>> to memref<32x4x{x4}, #nisa.mem<hbm>>
+  %ov = nisa.view_cast %o : memref<32x4xsi32, #nisa.mem<hbm>> to memref<32x4x{x4}, #nisa.mem<hbm>>
+  %t = memref.alloc() : memref<32x4x{x4}, #nisa.mem<sbuf>>
+  nisa.dma_copy %t, %wv : memref<32x4x{x4}, #nisa.mem<sbuf>>, memref<32x4x{x4}, #nisa.mem<hbm>>
+  nisa.dma_copy %ov, %t : memref<32x4x{x4}, #nisa.mem<hbm>>, memref<32x4x{x4}, #nisa.mem<sbuf>>
+  func.return
+}}"""
+    rng = np.random.default_rng(0)
+    w = rng.integers(0, 2**32, size=(32, 4), dtype=np.uint32)
+    out = np.zeros((32, 4), np.int32)
+    run(text, w, out)
+    assert np.array_equal(out.view(np.uint32), w)
+
+
+def _mx_weights(fmt: MxFormat, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """[32 partitions, 8 columns, 4 lanes] values quantized in 8 x 4 physical blocks:
+    (x4 containers [32, 8], scale rows [4, 8])."""
+    x = rng.standard_normal((4, 8, 8, 4)).astype(np.float32)  # [row, p in row, col, q]
+    codes, scale = quantize_mx(x, fmt, (1, 8, 1, 4))  # one scale per 8 partitions x 4 lanes
+    codes = codes.reshape(32, 8, 4)
+    pack = pack_fp8_x4 if fmt.is_fp8 else pack_fp4_x4
+    return pack(codes).reshape(32, 8), scale.reshape(4, 8)
+
+
+def test_nc_matmul_mx_on_viewed_integer_weights():
+    rng = np.random.default_rng(1)
+    for fmt, (x4, int_t, np_t) in {
+        MxFormat.E4M3FN: ("!nisa.float8_e4m3fn_x4", "ui32", np.uint32),
+        MxFormat.E5M2: ("!nisa.float8_e5m2_x4", "i32", np.int32),
+        MxFormat.E2M1: ("!nisa.float4_e2m1fn_x4", "ui16", np.uint16),
+    }.items():
+        w, ws = _mx_weights(fmt, rng)
+        a, as_ = _mx_weights(MxFormat.E4M3FN, rng)
+        text = f"""
+func.func @main(%w: memref<32x8x{int_t}, #nisa.mem<hbm>>, %ws: memref<4x8xui8, #nisa.mem<hbm>>,
+                %a: memref<32x8xui32, #nisa.mem<hbm>>, %as: memref<4x8xui8, #nisa.mem<hbm>>,
+                %o: memref<8x8xf32, #nisa.mem<hbm>>) {{
+  %wv = nisa.view_cast %w : memref<32x8x{int_t}, #nisa.mem<hbm>> to memref<32x8x{x4}, #nisa.mem<hbm>>
+  %av = nisa.view_cast %a : memref<32x8xui32, #nisa.mem<hbm>> to memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>
+  %wt = memref.alloc() : memref<32x8x{x4}, #nisa.mem<sbuf>>
+  %at = memref.alloc() : memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<sbuf>>
+  %wst = memref.alloc() : memref<32x8xui8, #nisa.mem<sbuf>>
+  %ast = memref.alloc() : memref<32x8xui8, #nisa.mem<sbuf>>
+  %p = memref.alloc() : memref<8x8xf32, #nisa.mem<psum>>
+  %s = memref.alloc() : memref<8x8xf32, #nisa.mem<sbuf>>
+  nisa.dma_copy %wt, %wv : memref<32x8x{x4}, #nisa.mem<sbuf>>, memref<32x8x{x4}, #nisa.mem<hbm>>
+  nisa.dma_copy %at, %av : memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<sbuf>>, memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>
+  %wsv = memref.subview %wst[0, 0] [4, 8] [1, 1] : memref<32x8xui8, #nisa.mem<sbuf>> to memref<4x8xui8, strided<[8, 1]>, #nisa.mem<sbuf>>
+  %asv = memref.subview %ast[0, 0] [4, 8] [1, 1] : memref<32x8xui8, #nisa.mem<sbuf>> to memref<4x8xui8, strided<[8, 1]>, #nisa.mem<sbuf>>
+  nisa.dma_copy %wsv, %ws : memref<4x8xui8, strided<[8, 1]>, #nisa.mem<sbuf>>, memref<4x8xui8, #nisa.mem<hbm>>
+  nisa.dma_copy %asv, %as : memref<4x8xui8, strided<[8, 1]>, #nisa.mem<sbuf>>, memref<4x8xui8, #nisa.mem<hbm>>
+  nisa.nc_matmul_mx %p, %wt scale %wst, %at scale %ast : memref<8x8xf32, #nisa.mem<psum>>, memref<32x8x{x4}, #nisa.mem<sbuf>>, memref<32x8xui8, #nisa.mem<sbuf>>, memref<32x8x!nisa.float8_e4m3fn_x4, #nisa.mem<sbuf>>, memref<32x8xui8, #nisa.mem<sbuf>>
+  nisa.tensor_copy %s, %p : memref<8x8xf32, #nisa.mem<sbuf>>, memref<8x8xf32, #nisa.mem<psum>>
+  nisa.dma_copy %o, %s : memref<8x8xf32, #nisa.mem<hbm>>, memref<8x8xf32, #nisa.mem<sbuf>>
+  func.return
+}}"""
+        out = np.zeros((8, 8), np.float32)
+        run(text, w.view(np_t), ws, a, as_, out)
+        lhs = mx_matmul_operand(w, ws, fmt)
+        rhs = mx_matmul_operand(a, as_, MxFormat.E4M3FN)
+        assert np.array_equal(out, pe_pass(lhs, rhs.T)), fmt
+        assert np.abs(out).max() > 0
