@@ -1530,7 +1530,8 @@ class ViewCastOp(IRDLOperation):
     """Reinterpret a buffer's element type without copying (nkilib's
     ``convert_to_mxfp_dtype``: MX weights travel as integer alternates and the kernel
     views them as x4 types):
-    ``%w = nisa.view_cast %src : memref<..xui32, #nisa.mem<hbm>> to memref<..x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>``.
+    ``%w = nisa.view_cast %src : memref<..xui32, #nisa.mem<hbm>>
+    to memref<..x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>``.
 
     The result has the source's shape, layout and memory space; exactly one of the two
     element types is an x4 type and the other an integer of its container width
@@ -1556,7 +1557,8 @@ class ViewCastOp(IRDLOperation):
 
     def verify_(self) -> None:
         src_type, result_type = self.src.type, self.result.type
-        assert isinstance(src_type, MemRefType) and isinstance(result_type, MemRefType)
+        assert isinstance(src_type, MemRefType)
+        assert isinstance(result_type, MemRefType)
         if src_type.get_shape() != result_type.get_shape():
             raise VerifyException(
                 f"view_cast changes the shape {list(src_type.get_shape())} to "
