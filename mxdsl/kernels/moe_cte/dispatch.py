@@ -20,7 +20,6 @@ from mxdsl.kernels.moe_cte.spec import (
     MoECTEOptions,
     MoECTESizes,
     MoECTESpec,
-    NotBuiltYetError,
     QuantizationConfig,
     check_problem,
 )
@@ -109,18 +108,12 @@ def build_moe_cte(
         raise MoECTEConfigError(f"spec must be a MoECTESpec, got {type(spec).__name__}")
     options = options or MoECTEOptions()
     impl = spec.implementation
-    if impl.is_mx:
-        raise NotBuiltYetError(
-            f"MoE-CTE implementation {impl.name} is not built yet (issue 7: the MX "
-            "variants); the bf16/fp8 implementations are shard_on_block, shard_on_i, "
-            "shard_on_i_hybrid and shard_on_i_dropping"
-        )
     check_problem(spec, sizes, options, quantization_config)
     builder = _BUILDERS.get(impl)
-    if builder is None:  # pragma: no cover - every non-MX member has a builder
+    if builder is None:  # pragma: no cover - every member has a builder
         raise MoECTEConfigError(f"no builder for {impl.name}")
     module, ffn = builder(spec, sizes, options, quantization_config)
-    weight = 0.5 if impl != MoECTEImplementation.shard_on_block else 1.0  # I-shard: both cores
+    weight = 0.5 if not impl.shards_on_block else 1.0  # I-shard: both cores see every block
     if impl == MoECTEImplementation.shard_on_i_dropping:
         weight /= max(sizes.block_size // min(sizes.block_size, 1024), 1)
     return MoECTEKernel(
@@ -147,11 +140,26 @@ def _build_i(*args: Any) -> Any:
     return build_shard_on_i(*args)
 
 
+def _build_block_mx(*args: Any) -> Any:
+    from mxdsl.kernels.moe_cte.mx import build_shard_on_block_mx
+
+    return build_shard_on_block_mx(*args)
+
+
+def _build_i_mx(*args: Any) -> Any:
+    from mxdsl.kernels.moe_cte.mx import build_shard_on_i_mx
+
+    return build_shard_on_i_mx(*args)
+
+
 _BUILDERS: dict[MoECTEImplementation, Callable[..., Any]] = {
     MoECTEImplementation.shard_on_block: _build_block,
     MoECTEImplementation.shard_on_i: _build_i,
     MoECTEImplementation.shard_on_i_hybrid: _build_i,
     MoECTEImplementation.shard_on_i_dropping: _build_i,
+    MoECTEImplementation.shard_on_block_mx: _build_block_mx,
+    MoECTEImplementation.shard_on_i_mx: _build_i_mx,
+    MoECTEImplementation.shard_on_i_mx_hybrid: _build_i_mx,
 }
 
 

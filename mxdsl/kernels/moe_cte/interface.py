@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import Float8E4M3FNType, MemRefType, bf16, f32, i32
+from xdsl.dialects.builtin import (
+    Float8E4M3FNType,
+    IntegerType,
+    MemRefType,
+    Signedness,
+    bf16,
+    f32,
+    i32,
+)
 from xdsl.ir import Attribute
 
 from mxdsl.dialects.nisa import MemorySpace, tile_type
@@ -35,6 +43,10 @@ DTYPES: dict[str, tuple[Attribute, np.dtype]] = {
     "f32": (f32, np.dtype(np.float32)),
     "f8E4M3FN": (f8e4m3fn, np.dtype(ml_dtypes.float8_e4m3fn)),
     "i32": (i32, np.dtype(np.int32)),
+    # MX weights travel as integer alternates (viewed as x4 types in the kernel)
+    "ui32": (IntegerType(32, Signedness.UNSIGNED), np.dtype(np.uint32)),
+    "ui16": (IntegerType(16, Signedness.UNSIGNED), np.dtype(np.uint16)),
+    "ui8": (IntegerType(8, Signedness.UNSIGNED), np.dtype(np.uint8)),
 }
 
 
@@ -89,6 +101,8 @@ def kernel_arguments(
         sizes.block_size,
         sizes.blocks,
     )
+    if spec.implementation.is_mx:
+        return mx_kernel_arguments(spec, sizes, options)
     io = options.dtype
     w = "f8E4M3FN" if quantization is not None and quantization.enabled else io
     args = [
@@ -117,6 +131,51 @@ def kernel_arguments(
     return args
 
 
+def mx_kernel_arguments(
+    spec: MoECTESpec, sizes: MoECTESizes, options: MoECTEOptions
+) -> list[ArgSpec]:
+    """The MX variants' arguments: x4 weights as integer alternates in nkilib's HBM
+    layouts with their E8M0 (uint8) scales (``docs/moe-cte-mx.md``); conditions for
+    shard_on_block_mx and shard_on_i_mx_hybrid; block-shard output planes ``[2, T+1, H]``."""
+    from mxdsl.kernels.moe_cte.mx_layouts import weight_format
+
+    H, I, E, T, B, N = (  # noqa: E741
+        sizes.hidden,
+        sizes.intermediate,
+        sizes.experts,
+        sizes.tokens,
+        sizes.block_size,
+        sizes.blocks,
+    )
+    io = options.dtype
+    c = "ui32" if weight_format(options.mx_weights).fmt.is_fp8 else "ui16"
+    kt4, nt = H // 512, I // 512
+    impl = spec.implementation
+    args = [
+        ArgSpec("hidden_states", (T + 1, H), io),
+        ArgSpec("expert_affinities_masked", ((T + 1) * E, 1), io),
+        ArgSpec("gate_up_proj_weight", (E, 128, 2, kt4, I), c),
+        ArgSpec("down_proj_weight", (E, 128, nt, H), c),
+        ArgSpec("token_position_to_id", (N * B,), "i32"),
+        ArgSpec("block_to_expert", (N,), "i32"),
+    ]
+    if impl in (MoECTEImplementation.shard_on_block_mx, MoECTEImplementation.shard_on_i_mx_hybrid):
+        args.append(ArgSpec("conditions", (N + 1,), "i32"))
+    if options.bias:
+        args.append(ArgSpec("gate_and_up_proj_bias", (E, 2, I), io))
+        args.append(ArgSpec("down_proj_bias", (E, H), io))
+    args.append(ArgSpec("gate_up_proj_scale", (E, 16, 2, kt4, I), "ui8"))
+    args.append(ArgSpec("down_proj_scale", (E, 16, nt, H), "ui8"))
+    if output_planes(spec, sizes, options) == 2:
+        args.append(ArgSpec("output", (2, T + 1, H), io, output=True))
+    else:
+        args.append(ArgSpec("output", (T + 1, H), io, output=True))
+    if checkpoints(spec):
+        args.append(ArgSpec("gate_up_activations_T", (N, 2, I, B), io, output=True))
+        args.append(ArgSpec("down_activations", (N, B, H), io, output=True))
+    return args
+
+
 def signature_text(args: list[ArgSpec]) -> str:
     """One line per argument: ``argI name [shape] dtype (in|out)``."""
     return "\n".join(
@@ -130,6 +189,7 @@ __all__ = [
     "accumulates",
     "checkpoints",
     "kernel_arguments",
+    "mx_kernel_arguments",
     "output_planes",
     "signature_text",
 ]

@@ -162,6 +162,7 @@ class MoECTEOptions:
     gate_clamp: tuple[float | None, float | None] = (None, None)  # (lower, upper)
     up_clamp: tuple[float | None, float | None] = (None, None)
     is_tensor_update_accumulating: bool | None = None  # None => top_k > 1
+    mx_weights: str = "fp8_e4m3fn"  # MX variants: fp8_e4m3fn, fp8_e5m2 or fp4_e2m1
 
 
 PMAX = 128
@@ -265,6 +266,7 @@ def check_problem(
             if ns is not None and not 0 <= ns <= N:
                 raise MoECTEConfigError(f"num_static_block = {ns} must be between 0 and N = {N}")
     if impl.is_mx:
+        _check_mx(spec, sizes, options, quantization)
         return
     budget = _sbuf_plan(impl, sizes, options, quantization)
     for what, nbytes in budget.items():
@@ -273,6 +275,51 @@ def check_problem(
                 f"{what} needs {nbytes} bytes per SBUF partition, more than this kernel's "
                 f"budget of {SBUF_BUDGET}: reduce H, I or B"
             )
+
+
+def _check_mx(
+    spec: MoECTESpec,
+    sizes: MoECTESizes,
+    options: MoECTEOptions,
+    quantization: QuantizationConfig | None,
+) -> None:
+    """The MX variants' own limits (``docs/moe-cte-mx.md``)."""
+    from mxdsl.kernels.moe_cte.mx_layouts import MX_WEIGHT_FORMATS
+
+    impl = spec.implementation
+    I, N = sizes.intermediate, sizes.blocks  # noqa: E741
+    if options.mx_weights not in MX_WEIGHT_FORMATS:
+        raise MoECTEConfigError(
+            f"MX weight format {options.mx_weights!r} must be one of "
+            f"{', '.join(MX_WEIGHT_FORMATS)}"
+        )
+    if quantization is not None and quantization.enabled:
+        raise MoECTEConfigError(
+            f"{impl.name} takes no per-channel fp8 QuantizationConfig: its E8M0 block "
+            "scales are the gate_up_proj_scale / down_proj_scale arguments of the MX layouts"
+        )
+    quantum = 512 if impl in BLOCK_FAMILY else 1024
+    if I % quantum:
+        raise MoECTEConfigError(
+            f"intermediate size I = {I} is not allowed for {impl.name}: it must be a "
+            f"multiple of {quantum} (whole 512-row MX I tiles"
+            f"{' per core' if quantum == 1024 else ''})"
+        )
+    if impl == MoECTEImplementation.shard_on_block_mx:
+        cfg = spec.shard_on_block
+        assert cfg is not None
+        if cfg.n_static_blocks > N:
+            raise MoECTEConfigError(
+                f"n_static_blocks = {cfg.n_static_blocks} must be at most N = {N} (-1: N - E)"
+            )
+        if cfg.n_dynamic_blocks < 0:
+            raise MoECTEConfigError(f"n_dynamic_blocks = {cfg.n_dynamic_blocks} must be >= 0")
+    if impl == MoECTEImplementation.shard_on_i_mx_hybrid:
+        cfg_i = spec.shard_on_I
+        assert cfg_i is not None
+        ns = cfg_i.num_static_block
+        if ns is not None and not 0 <= ns <= N:
+            raise MoECTEConfigError(f"num_static_block = {ns} must be between 0 and N = {N}")
 
 
 def io_bytes(options: MoECTEOptions) -> int:

@@ -1,0 +1,500 @@
+"""The MoE-CTE MX kernels: shard_on_block_mx, shard_on_i_mx, shard_on_i_mx_hybrid.
+
+The skeleton is the bf16 family's (:mod:`ffn`, :mod:`shard_on_block`, :mod:`shard_on_i`);
+only the projections change (``docs/moe-cte-mx.md``):
+
+* the weights are integer HBM tensors viewed as x4 types with ``nisa.view_cast`` (no copy)
+  in nkilib's layouts (:mod:`mx_layouts`), their E8M0 scales gathered per block expert by
+  an indirect DMA whose index vector holds ``16 e + 4 (p >> 5) + (p & 3)`` in the first 4
+  partitions of each 32-partition quadrant and -1 (``oob_mode skip``) in the holes, so
+  scale row r of the expert lands at partition ``(r & 3) + 32 (r >> 2)``;
+* the gathered hidden rows are transposed on the PE into ``[128 p, tokens, 4 q]``
+  (``h = q H/4 + t 128 + p``) and quantized on chip to float8_e4m3fn_x4 (quantize_mx);
+* gate/up: ``nc_matmul_mx`` over the ``H / 512`` tiles (E8M0 scales inside the matmul),
+  then bias, clamps, activation, ``act(gate) * up`` into ``[128 p, nt, tokens, 4 q]`` bf16
+  (``i = t 512 + q 128 + p``), quantized again to float8_e4m3fn_x4;
+* down: ``nc_matmul_mx`` (intermediate stationary, weights moving) over the core's
+  ``I / 512`` tiles into f32; everything after it (bias, affinity, scatter, the bf16
+  sendrecv reduce of the I-shard twins, the output planes) is the bf16 family's.
+
+Scales never leave a core: the I-shard exchange carries the dequantized bf16 partials.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    Signedness,
+    bf16,
+    f32,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+
+from mxdsl.dialects import nisa
+from mxdsl.dialects.nisa import AluOp, MemorySpace, OobMode
+from mxdsl.kernels.moe_cte.ffn import ACTIVATIONS, BlockFFN
+from mxdsl.kernels.moe_cte.ir import Index
+from mxdsl.kernels.moe_cte.mx_layouts import MX_TILE, SCALE_ROWS, weight_format
+from mxdsl.kernels.moe_cte.spec import (
+    PMAX,
+    MoECTEImplementation,
+    MoECTEOptions,
+    MoECTESizes,
+    MoECTESpec,
+    QuantizationConfig,
+)
+
+X4_TYPES: dict[str, Attribute] = {
+    "float8_e4m3fn_x4": nisa.float8_e4m3fn_x4,
+    "float8_e5m2_x4": nisa.float8_e5m2_x4,
+    "float4_e2m1fn_x4": nisa.float4_e2m1fn_x4,
+}
+GATE_UP_BUDGET = 64 * 1024  # bytes per partition of one gate/up weight chunk (+ scales)
+ui8 = IntegerType(8, Signedness.UNSIGNED)
+BLOCK_PARALLEL_FACTOR = 3
+PSUM_FMAX = 512
+
+
+def mx_gate_up_chunk(ic: int, hidden: int, container_bytes: int) -> int:
+    """I columns per gate/up weight load: a multiple of 512 dividing ``ic`` whose x4
+    weights and scales fit :data:`GATE_UP_BUDGET` per partition (at least 512)."""
+    per_col = 2 * (hidden // MX_TILE) * (container_bytes + 1)
+    n = ic // MX_TILE
+    best = 1
+    for k in range(1, n + 1):
+        if n % k == 0 and k * MX_TILE * per_col <= GATE_UP_BUDGET:
+            best = k
+    return best * MX_TILE
+
+
+class MxBlockFFN(BlockFFN):
+    """:class:`BlockFFN` with MX projections (see the module docstring)."""
+
+    # ------------------------------------------------------------ buffers
+
+    def _allocate(self) -> None:
+        kb, g, io = self.kb, self.g, self.io
+        S = MemorySpace
+        self.fp8 = False  # the scale arguments are E8M0, consumed by nc_matmul_mx
+        wf = weight_format(self.options.mx_weights)
+        x4 = X4_TYPES[wf.x4]
+        cbytes = 4 if wf.fmt.is_fp8 else 2
+        self.kt4 = g.H // MX_TILE
+        self.nt = g.Ic // MX_TILE  # 512-row I tiles of this core
+        self.chunk = mx_gate_up_chunk(g.Ic, g.H, cbytes)
+        self.tile0: Index = 0  # first 512-row I tile of this core (I shard: core * nt)
+        E = g.E
+        # zero-copy x4 views of the integer weights, and the scales as [E * 16, ...] rows
+        self.w_gu = kb.emit(nisa.ViewCastOp(self.arg["gate_up_proj_weight"], x4)).results[0]
+        self.w_d = kb.emit(nisa.ViewCastOp(self.arg["down_proj_weight"], x4)).results[0]
+        self.s_gu = self._collapse_rows(self.arg["gate_up_proj_scale"], E * SCALE_ROWS)
+        self.s_d = self._collapse_rows(self.arg["down_proj_scale"], E * SCALE_ROWS)
+
+        self.zidx = kb.alloc([PMAX, 1], i32)
+        kb.emit(nisa.MemsetOp(self.zidx, 0.0))
+        # the quadrant-hole index vector: base (4 (p >> 5) + (p & 3), -1 in the holes)
+        # and 16 on the valid partitions; per block sidx = valid16 * e + base
+        self.base = kb.alloc([PMAX, 1], f32)
+        self.valid16 = kb.alloc([PMAX, 1], f32)
+        self.sidx = kb.alloc([PMAX, 1], i32)
+        kb.emit(nisa.MemsetOp(self.base, -1.0))
+        kb.emit(nisa.MemsetOp(self.valid16, 0.0))
+        for quadrant in range(4):
+            rows = kb.view(self.base, [32 * quadrant, 0], [4, 1])
+            kb.emit(nisa.IotaOp(rows, [(1, 1)], offset=4 * quadrant, channel_multiplier=1))
+            kb.emit(nisa.MemsetOp(kb.view(self.valid16, [32 * quadrant, 0], [4, 1]), 16.0))
+
+        self.ids = kb.alloc([PMAX, self.sets, g.nbt], i32)
+        self.affc = kb.alloc([PMAX, self.sets, g.nbt], f32)
+        self.aidx = kb.alloc([PMAX, 1], i32)
+        self.e_i = kb.alloc([PMAX], i32)
+        self.e_f = kb.alloc([PMAX], f32)
+        self.x = kb.alloc([PMAX, g.H], io)
+        self.x4v = kb.expand(self.x, [[PMAX], [4, self.kt4, PMAX]])  # h = q H/4 + t 128 + p
+        self.tp = kb.alloc([PMAX, PMAX], io, S.PSUM)
+        self.xsrc = kb.alloc([PMAX, 4 * PMAX], bf16)  # [p, token, q] of one token tile
+        self.xsrc3 = kb.expand(self.xsrc, [[PMAX], [PMAX, 4]])
+        self.xq = kb.alloc([PMAX, self.sets, self.kt4, g.Bc], nisa.float8_e4m3fn_x4)
+        self.xs = kb.alloc([PMAX, self.sets, self.kt4, g.Bc], ui8)
+        self.wq = kb.alloc([PMAX, 2, self.kt4, self.chunk], x4)
+        self.wsc = kb.alloc([PMAX, 2, self.kt4, self.chunk], ui8)
+        self.wdq = kb.alloc([PMAX, self.nt, PSUM_FMAX], x4)
+        self.wds = kb.alloc([PMAX, self.nt, PSUM_FMAX], ui8)
+        self.pg = kb.alloc([PMAX, g.Bm], f32, S.PSUM)
+        self.pu = kb.alloc([PMAX, g.Bm], f32, S.PSUM)
+        self.gs = kb.alloc([PMAX, g.Bm], f32)
+        self.us = kb.alloc([PMAX, g.Bm], f32)
+        self.isrc = kb.alloc([PMAX, self.nt, 4 * g.Bc], bf16)  # [p, t, token, q]
+        self.isrc4 = kb.expand(self.isrc, [[PMAX], [self.nt], [g.Bc, 4]])
+        self.iq = kb.alloc([PMAX, self.nt, g.Bc], nisa.float8_e4m3fn_x4)
+        self.isc = kb.alloc([PMAX, self.nt, g.Bc], ui8)
+        self.pd = kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM)
+        self.acc = kb.alloc([PMAX, g.nbt, g.H], f32)
+        self.otile = kb.alloc([PMAX, g.H], io)
+        if self.bias:
+            self.gb = kb.alloc([PMAX, 2], f32)
+            self.db = kb.alloc([PMAX, g.H], f32)
+        if self.aff_on_i:
+            self.ones = kb.alloc([1, PMAX], f32)
+            kb.emit(nisa.MemsetOp(self.ones, 1.0))
+            self.arow1 = kb.alloc([1, g.Bc], f32)
+            self.tp1 = kb.alloc([1, PMAX], f32, S.PSUM)
+            self.prow = kb.alloc([PMAX, g.Bm], f32, S.PSUM)
+            self.arow = kb.alloc([PMAX, g.Bc], f32)
+
+    def _collapse_rows(self, source: SSAValue, rows: int) -> SSAValue:
+        """``[E, 16, ...]`` -> ``[E * 16, ...]`` (memref.collapse_shape of dims 0 and 1)."""
+        t = source.type
+        assert isinstance(t, MemRefType)
+        shape = list(t.get_shape())
+        groups = [[0, 1]] + [[d] for d in range(2, len(shape))]
+        result = MemRefType(t.element_type, [rows, *shape[2:]], NoneAttr(), t.memory_space)
+        op = memref.CollapseShapeOp.create(
+            operands=[source],
+            result_types=[result],
+            properties={
+                "reassociation": ArrayAttr(
+                    [ArrayAttr([IntegerAttr(d, i64) for d in grp]) for grp in groups]
+                )
+            },
+        )
+        return self.kb.emit(op).results[0]
+
+    # ------------------------------------------------------- block expert
+
+    def mx_expert(self, b: Index) -> SSAValue:
+        """``e = block_to_expert[b]`` as a register, in e_i / e_f, and the block's scale
+        gather index ``sidx`` (valid rows ``16 e + 4 (p >> 5) + (p & 3)``, -1 in holes)."""
+        kb = self.kb
+        cell = kb.view(self.arg["block_to_expert"], [b], [1])
+        op = nisa.RegisterLoadOp(cell)
+        kb.emit(op)
+        self.progress_ops.append(op)
+        self.load_expert_column(b)
+        kb.emit(
+            nisa.TensorScalarOp(
+                self.sidx, self.valid16, AluOp.MULTIPLY, self.e_f, AluOp.ADD, self.base
+            )
+        )
+        return op.results[0]
+
+    def load_expert_column(self, b: Index) -> None:
+        kb = self.kb
+        cell = kb.view(self.arg["block_to_expert"], [b], [1])
+        kb.emit(nisa.DmaCopyOp(self.e_i, cell, src_index=self.zidx))
+        kb.emit(nisa.TensorCopyOp(self.e_f, self.e_i))
+
+    # --------------------------------------------------- 1. load tokens
+
+    def load_tokens(self, s: Index, row0: Index) -> None:
+        """Gather the hidden rows (affinities, PRE_SCALE as in bf16), transpose them into
+        ``[p, token, q]`` per 512-row H tile and quantize them to float8_e4m3fn_x4."""
+        kb, g = self.kb, self.g
+        hidden = self.arg["hidden_states"]
+        with kb.loop(0, g.nbt) as j:
+            ids = kb.view(self.ids, [0, s, j], [PMAX, 1, 1], drop=[1])
+            j0 = kb.mul(j, PMAX)
+            src = kb.view(self.arg["token_position_to_id"], [kb.add(row0, j0)], [PMAX])
+            kb.emit(nisa.DmaCopyOp(ids, src))
+            kb.emit(nisa.DmaCopyOp(self.x, hidden, src_index=ids))
+            if self.needs_affinity:
+                affc = kb.view(self.affc, [0, s, j], [PMAX, 1, 1], drop=[1])
+                kb.emit(
+                    nisa.TensorScalarOp(
+                        self.aidx, ids, AluOp.MULTIPLY, kb.f32(g.E), AluOp.ADD, self.e_f
+                    )
+                )
+                kb.emit(
+                    nisa.DmaCopyOp(affc, self.arg["expert_affinities_masked"], src_index=self.aidx)
+                )
+                if self.pre_scale:
+                    kb.emit(nisa.TensorScalarOp(self.x, self.x, AluOp.MULTIPLY, affc))
+            with kb.loop(0, self.kt4) as t:
+                for q in range(4):
+                    xk = kb.view(self.x4v, [0, q, t, 0], [PMAX, 1, 1, PMAX], drop=[1, 2])
+                    kb.emit(nisa.NcTransposeOp(self.tp, xk))
+                    dst = kb.view(self.xsrc3, [0, 0, q], [PMAX, PMAX, 1], drop=[2])
+                    kb.emit(nisa.TensorCopyOp(dst, self.tp))
+                xq = kb.view(self.xq, [0, s, t, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
+                xs = kb.view(self.xs, [0, s, t, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
+                kb.emit(nisa.QuantizeMxOp(xq, xs, self.xsrc))
+        if self.aff_on_i:
+            self._affinity_rows(s)
+
+    # ------------------------------------------------- 2. gate/up + act
+
+    def gate_up(self, s: Index, e: Index, i0: Index, b: Index, col0: Index = 0) -> None:
+        """``inter = act(gate) * up`` for I columns ``[i0, i0 + Ic)`` of expert ``e``
+        (``sidx`` must hold e's scale index), then quantized to float8_e4m3fn_x4."""
+        kb, g = self.kb, self.g
+        E = g.E
+        per_chunk = self.chunk // MX_TILE
+        with kb.loop(0, g.Ic // self.chunk) as c:
+            ci = kb.add(i0, kb.mul(c, self.chunk))
+            src = kb.view(self.w_gu, [e, 0, 0, 0, ci], [1, PMAX, 2, self.kt4, self.chunk], drop=[0])
+            kb.emit(nisa.DmaCopyOp(self.wq, src))
+            rows = kb.view(self.s_gu, [0, 0, 0, ci], [E * SCALE_ROWS, 2, self.kt4, self.chunk])
+            kb.emit(nisa.DmaCopyOp(self.wsc, rows, src_index=self.sidx, oob_mode=OobMode.SKIP))
+            with kb.loop(0, per_chunk) as tl:
+                t = kb.add(kb.mul(c, per_chunk), tl)  # 512-row I tile of this core
+                for q in range(4):
+                    local = kb.add(kb.mul(tl, MX_TILE), q * PMAX)
+                    self._mx_columns(s, e, kb.add(ci, local), local, t, q, b, col0)
+        with kb.loop(0, self.nt) as t:  # quantize the intermediate, one I tile at a time
+            kb.emit(
+                nisa.QuantizeMxOp(
+                    kb.view(self.iq, [0, t, 0], [PMAX, 1, g.Bc], drop=[1]),
+                    kb.view(self.isc, [0, t, 0], [PMAX, 1, g.Bc], drop=[1]),
+                    kb.view(self.isrc, [0, t, 0], [PMAX, 1, 4 * g.Bc], drop=[1]),
+                )
+            )
+
+    def _mx_columns(
+        self, s: Index, e: Index, col: Index, local: Index, t: Index, q: int, b: Index, col0: Index
+    ) -> None:
+        kb, g = self.kb, self.g
+        if self.bias:
+            for gi in (0, 1):
+                src = kb.view(self.arg["gate_and_up_proj_bias"], [e, gi, col], [1, 1, PMAX])
+                kb.emit(nisa.DmaCopyOp(kb.view(self.gb, [0, gi], [PMAX, 1]), src))
+        with kb.loop(0, g.nbm) as m:
+            m0 = kb.mul(m, g.Bm)
+            for k0, k1, accumulate in ((0, 1, False), (1, self.kt4, True)):
+                if k1 <= k0:
+                    continue
+                with kb.loop(k0, k1) as k:
+                    moving = kb.view(self.xq, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
+                    mscale = kb.view(self.xs, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
+                    for gi, psum in ((0, self.pg), (1, self.pu)):
+                        at = [0, gi, k, local]
+                        size = [PMAX, 1, 1, PMAX]
+                        kb.emit(
+                            nisa.NcMatmulMxOp(
+                                psum,
+                                kb.view(self.wq, at, size, drop=[1, 2]),
+                                kb.view(self.wsc, at, size, drop=[1, 2]),
+                                moving,
+                                mscale,
+                                accumulate=accumulate,
+                            )
+                        )
+            gate = self._evacuate(0, self.pg, self.gs, self.options.gate_clamp, b, col, col0, m0)
+            kb.emit(nisa.ActivationOp(self.gs, ACTIVATIONS[self.options.activation], gate))
+            up = self._evacuate(1, self.pu, self.us, self.options.up_clamp, b, col, col0, m0)
+            if self.aff_on_i:
+                kb.emit(
+                    nisa.TensorTensorOp(
+                        self.us, AluOp.MULTIPLY, up, kb.view(self.arow, [0, m0], [PMAX, g.Bm])
+                    )
+                )
+                up = self.us
+            dst = kb.view(self.isrc4, [0, t, m0, q], [PMAX, 1, g.Bm, 1], drop=[1, 3])
+            kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.gs, up))
+
+    # ------------------------------------------------------------ 3. down
+
+    def down(self, e: Index, i0: Index) -> None:
+        """``acc[token, :] = inter^T @ Wd[e][i0 : i0 + Ic]`` with nc_matmul_mx (``i0`` =
+        512 ``tile0``; ``sidx`` holds e's scale index)."""
+        kb, g = self.kb, self.g
+        t0 = self.tile0  # = i0 / 512, set by the builder (no index division on chip)
+        if self.bias:
+            row = kb.view(self.arg["down_proj_bias"], [e, 0], [1, g.H])
+            kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
+        with kb.loop(0, g.nhc) as hc:
+            h0 = kb.mul(hc, PSUM_FMAX)
+            src = kb.view(self.w_d, [e, 0, t0, h0], [1, PMAX, self.nt, PSUM_FMAX], drop=[0])
+            kb.emit(nisa.DmaCopyOp(self.wdq, src))
+            rows = kb.view(self.s_d, [0, t0, h0], [g.E * SCALE_ROWS, self.nt, PSUM_FMAX])
+            kb.emit(nisa.DmaCopyOp(self.wds, rows, src_index=self.sidx, oob_mode=OobMode.SKIP))
+            with kb.loop(0, g.nbt) as bt:
+                b0 = kb.mul(bt, PMAX)
+                for t_lo, t_hi, accumulate in ((0, 1, False), (1, self.nt, True)):
+                    if t_hi <= t_lo:
+                        continue
+                    with kb.loop(t_lo, t_hi) as t:
+                        at_i = [0, t, b0]
+                        at_w = [0, t, 0]
+                        kb.emit(
+                            nisa.NcMatmulMxOp(
+                                self.pd,
+                                kb.view(self.iq, at_i, [PMAX, 1, PMAX], drop=[1]),
+                                kb.view(self.isc, at_i, [PMAX, 1, PMAX], drop=[1]),
+                                kb.view(self.wdq, at_w, [PMAX, 1, PSUM_FMAX], drop=[1]),
+                                kb.view(self.wds, at_w, [PMAX, 1, PSUM_FMAX], drop=[1]),
+                                accumulate=accumulate,
+                            )
+                        )
+                dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
+                kb.emit(nisa.TensorCopyOp(dst, self.pd))
+
+
+# ------------------------------------------------------------------ builders
+
+
+def build_shard_on_block_mx(
+    spec: MoECTESpec,
+    sizes: MoECTESizes,
+    options: MoECTEOptions,
+    quantization: QuantizationConfig | None,
+) -> tuple[ModuleOp, BlockFFN]:
+    """shard_on_block_mx: PING_PONG blocks, 3-block load/compute groups over the static
+    prefix ``[0, n_static)``, then a data-dependent loop over ``[n_static, live)`` with
+    ``live = min(sum(conditions), n_static + n_dynamic_blocks)`` (core c takes blocks
+    ``n_static + c, n_static + c + 2, ...``); per-core output planes ``[2, T+1, H]``
+    summed into plane 0 at the end (TopK > 1)."""
+    ffn = MxBlockFFN(spec, sizes, options, quantization, "main", sets=BLOCK_PARALLEL_FACTOR)
+    kb, g = ffn.kb, ffn.g
+    out = ffn.arg["output"]
+    core = kb.emit(nisa.ProgramIdOp()).results[0]
+    planes = len(out.type.get_shape()) == 3  # pyright: ignore[reportAttributeAccessIssue]
+    zeros = kb.alloc([PMAX, g.H], ffn.io)
+    kb.emit(nisa.MemsetOp(zeros, 0.0))
+
+    def plane_rows(p: Index, r: Index, n: int) -> SSAValue:
+        if planes:
+            return kb.view(out, [p, r, 0], [1, n, g.H], drop=[0])
+        return kb.view(out, [r, 0], [n, g.H])
+
+    def zero(r: Index, n: int) -> None:
+        for p in range(2 if planes else 1):
+            kb.emit(nisa.DmaCopyOp(plane_rows(p, r, n), kb.view(zeros, [0, 0], [n, g.H])))
+
+    ffn.for_core_row_tiles(core, g.T + 1, zero)
+    kb.emit(nisa.CoreBarrierOp(out))
+    plane = plane_rows(core, 0, g.T + 1)
+
+    cfg = spec.shard_on_block
+    assert cfg is not None
+    n_static = static_blocks(spec, sizes)
+
+    def compute(s: Index, b: Index) -> None:
+        e = ffn.mx_expert(b)
+        ffn.gate_up(s, e, 0, b)
+        ffn.down(e, 0)
+        with kb.loop(0, g.nbt) as bt:
+            ffn.finish_tile(s, bt, ffn.acc_tile(bt), plane, b, 0)
+
+    per_core = -(-n_static // 2)
+    groups = -(-per_core // BLOCK_PARALLEL_FACTOR)
+
+    def block_of(o: Index, s: Index) -> Index:
+        return kb.add(kb.mul(kb.add(kb.mul(o, BLOCK_PARALLEL_FACTOR), s), 2), core)
+
+    if groups:
+        with kb.loop(0, groups) as o:  # the static prefix
+            with kb.loop(0, BLOCK_PARALLEL_FACTOR) as s:  # phase 1: token loads
+                b = block_of(o, s)
+                with kb.when(kb.lt(b, n_static)):
+                    if ffn.needs_affinity:
+                        ffn.load_expert_column(b)
+                    ffn.load_tokens(s, kb.mul(b, g.B))
+            with kb.loop(0, BLOCK_PARALLEL_FACTOR) as s:  # phase 2: weights and matmuls
+                b = block_of(o, s)
+                with kb.when(kb.lt(b, n_static)):
+                    compute(s, b)
+    # the dynamic loop: its bound is read from `conditions` at run time
+    conditions = kb.alloc([1, g.N + 1], i32)
+    count = kb.alloc([1, 1], i32)
+    kb.emit(nisa.DmaCopyOp(conditions, ffn.arg["conditions"]))
+    kb.emit(nisa.TensorReduceOp(count, AluOp.ADD, conditions, [1]))
+    limit = kb.f32(n_static + cfg.n_dynamic_blocks)  # at most n_dynamic_blocks more
+    kb.emit(nisa.TensorScalarOp(count, count, AluOp.MINIMUM, limit))
+    live = kb.emit(nisa.RegisterLoadOp(count)).results[0]
+    with kb.loop(kb.add(core, n_static), live, 2) as b:
+        if ffn.needs_affinity:
+            ffn.load_expert_column(b)
+        ffn.load_tokens(0, kb.mul(b, g.B))
+        compute(0, b)
+
+    if planes:  # the two-plane epilogue reduce
+        kb.emit(nisa.CoreBarrierOp(out))
+
+        def reduce(r: Index, n: int) -> None:
+            p0, p1 = plane_rows(0, r, n), plane_rows(1, r, n)
+            kb.emit(nisa.DmaComputeOp(p0, [p0, p1]))
+            kb.emit(nisa.DmaCopyOp(p1, kb.view(zeros, [0, 0], [n, g.H])))
+
+        ffn.for_core_row_tiles(core, g.T + 1, reduce)
+    return kb.finish(), ffn
+
+
+def static_blocks(spec: MoECTESpec, sizes: MoECTESizes) -> int:
+    """The static prefix of shard_on_block_mx (-1: N - E, at least 0)."""
+    cfg = spec.shard_on_block
+    n = cfg.n_static_blocks if cfg is not None else -1
+    return max(sizes.blocks - sizes.experts, 0) if n < 0 else n
+
+
+def build_shard_on_i_mx(
+    spec: MoECTESpec,
+    sizes: MoECTESizes,
+    options: MoECTEOptions,
+    quantization: QuantizationConfig | None,
+) -> tuple[ModuleOp, BlockFFN]:
+    """shard_on_i_mx / shard_on_i_mx_hybrid: each core owns I/2 (whole 512-row tiles),
+    the down partials are exchanged in bf16 with sendrecv and added on the owner core."""
+    impl = spec.implementation
+    ffn = MxBlockFFN(spec, sizes, options, quantization, "main")
+    kb, g = ffn.kb, ffn.g
+    out = ffn.arg["output"]
+    core = kb.emit(nisa.ProgramIdOp()).results[0]
+    peer = kb.index(kb.sub(1, core))
+    i0 = kb.mul(core, g.Ic)
+    ffn.tile0 = kb.mul(core, ffn.nt)
+    recv = kb.alloc([PMAX, g.H], ffn.io)
+    send = kb.alloc([PMAX, g.H], ffn.io)
+    half = g.nbt // 2
+    ffn.zero_output(core)
+    kb.emit(nisa.CoreBarrierOp(out))
+
+    def expert_block(b: Index) -> None:
+        e = ffn.mx_expert(b)
+        row0 = kb.mul(b, g.B)
+        ffn.load_tokens(0, row0)
+        ffn.gate_up(0, e, i0, b, 0)
+        ffn.down(e, i0)
+        with kb.loop(0, half) as t:
+            own = ffn.acc_tile(kb.add(kb.mul(core, half), t))
+            other = ffn.acc_tile(kb.add(kb.mul(peer, half), t))
+            kb.emit(nisa.TensorCopyOp(send, other))
+            kb.emit(nisa.SendRecvOp(recv, send, peer, peer, pipe_id=0))
+            kb.emit(nisa.TensorTensorOp(own, AluOp.ADD, own, recv))
+            ffn.finish_tile(0, kb.add(kb.mul(core, half), t), own, out, b, 0)
+        kb.emit(nisa.CoreBarrierOp(out))
+
+    if impl == MoECTEImplementation.shard_on_i_mx_hybrid:
+        cfg = spec.shard_on_I
+        assert cfg is not None
+        static = cfg.num_static_block
+        static = max(g.N - g.E, 0) if static is None else static
+        with kb.loop(0, static) as b:
+            expert_block(b)
+        conditions = kb.alloc([1, g.N + 1], i32)
+        count = kb.alloc([1, 1], i32)
+        kb.emit(nisa.DmaCopyOp(conditions, ffn.arg["conditions"]))
+        kb.emit(nisa.TensorReduceOp(count, AluOp.ADD, conditions, [1]))
+        live = kb.emit(nisa.RegisterLoadOp(count)).results[0]
+        with kb.loop(static, live) as b:
+            expert_block(b)
+    else:
+        with kb.loop(0, g.N) as b:
+            expert_block(b)
+    return kb.finish(), ffn
+
+
+__all__ = [
+    "MxBlockFFN",
+    "build_shard_on_block_mx",
+    "build_shard_on_i_mx",
+    "mx_gate_up_chunk",
+    "static_blocks",
+]

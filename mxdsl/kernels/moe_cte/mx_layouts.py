@@ -1,0 +1,388 @@
+"""The MX weight layouts of the MoE-CTE MX kernels, the packing helper, and the MX-aware
+golden (see ``docs/moe-cte-mx.md``).
+
+HBM layouts (nkilib's, reference ``nki-isa-and-nkilib.md`` §3.2), ``kt4 = H / 512`` and
+``nt = I / 512``; ``c`` is the x4 container (uint32 for FP8, uint16 for FP4), lane ``q``
+(0..3) of a container holds one logical element:
+
+* ``gate_up_proj_weight [E, 128, 2, kt4, I]`` c, element ``(e, p, g, t, i)`` lane ``q``
+  = ``W[e, h, g, i]`` with ``h = q * (H / 4) + t * 128 + p``;
+  ``gate_up_proj_scale [E, 16, 2, kt4, I]`` uint8 E8M0: scale ``(e, r, g, t, i)`` covers
+  the 32 elements ``p = 8r .. 8r + 7`` x ``q = 0..3``.
+* ``down_proj_weight [E, 128, nt, H]`` c, element ``(e, p, t, h)`` lane ``q`` =
+  ``Wd[e, i, h]`` with ``i = t * 512 + q * 128 + p``;
+  ``down_proj_scale [E, 16, nt, H]`` uint8: scale ``(e, r, t, h)`` covers
+  ``p = 8r .. 8r + 7`` x ``q = 0..3``.
+
+The activations are quantized on chip in the same geometry: hidden row ``x[h]`` is read
+as ``[4 (q), kt4 (t), 128 (p)]`` and the intermediate ``inter[i]`` as ``[nt (t), 4 (q),
+128 (p)]``; one E8M0 scale per 8 partitions x 4 lanes (the physical quantize_mx block).
+Everything MX here goes through :mod:`mxdsl.numerics` (quantize / dequantize, x4 packing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import ml_dtypes
+import numpy as np
+
+from mxdsl.kernels.moe_cte.golden import activation, routed_pairs
+from mxdsl.kernels.moe_cte.routing import MoECTEInputs
+from mxdsl.kernels.moe_cte.spec import (
+    ExpertAffinityScaleMode,
+    MoECTEImplementation,
+    MoECTEOptions,
+    MoECTESizes,
+    MoECTESpec,
+)
+from mxdsl.numerics import (
+    MxFormat,
+    dequantize_mx,
+    pack_fp4_x4,
+    pack_fp8_x4,
+    quantize_mx,
+    unpack_fp4_x4,
+    unpack_fp8_x4,
+)
+
+PMAX = 128
+MX_TILE = 512  # contraction elements of one nc_matmul_mx pass: 128 partitions x 4 lanes
+SCALE_ROWS = PMAX // 8  # 16 E8M0 rows per 128 partitions
+BLOCK = (8, 4)  # one E8M0 scale per 8 partitions x 4 lanes
+
+
+@dataclass(frozen=True)
+class MxWeightFormat:
+    name: str  # the --mx-weights spelling
+    fmt: MxFormat
+    container: str  # numpy dtype name of the integer alternate
+    x4: str  # the nisa x4 type
+
+
+MX_WEIGHT_FORMATS: dict[str, MxWeightFormat] = {
+    "fp8_e4m3fn": MxWeightFormat("fp8_e4m3fn", MxFormat.E4M3FN, "uint32", "float8_e4m3fn_x4"),
+    "fp8_e5m2": MxWeightFormat("fp8_e5m2", MxFormat.E5M2, "uint32", "float8_e5m2_x4"),
+    "fp4_e2m1": MxWeightFormat("fp4_e2m1", MxFormat.E2M1, "uint16", "float4_e2m1fn_x4"),
+}
+
+
+def weight_format(name: str) -> MxWeightFormat:
+    try:
+        return MX_WEIGHT_FORMATS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown MX weight format {name!r}; choose one of {', '.join(MX_WEIGHT_FORMATS)}"
+        ) from None
+
+
+# ------------------------------------------------------------------ index maps
+
+
+def gate_up_h_index(p: int, t: int, q: int, hidden: int) -> int:
+    """Dense H row of gate/up element ``(p, t)`` lane ``q``."""
+    return q * (hidden // 4) + t * PMAX + p
+
+
+def down_i_index(p: int, t: int, q: int) -> int:
+    """Dense I row of down element ``(p, t)`` lane ``q``."""
+    return t * MX_TILE + q * PMAX + p
+
+
+# ------------------------------------------------------------------ packing
+
+
+def _quantize_pack(x: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
+    """``x[..., 128 (p), 4 (q)]`` float32 -> (containers ``[..., 128]``, scales
+    ``[..., 16]``), one E8M0 per 8 p x 4 q."""
+    block = (1,) * (x.ndim - 2) + BLOCK
+    codes, scale = quantize_mx(np.ascontiguousarray(x, dtype=np.float32), wf.fmt, block)
+    pack = pack_fp8_x4 if wf.fmt.is_fp8 else pack_fp4_x4
+    words = pack(codes).reshape(codes.shape[:-1])
+    return words.astype(wf.container), scale.reshape(scale.shape[:-1])
+
+
+def _unpack_dequantize(words: np.ndarray, scale: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
+    """Inverse of :func:`_quantize_pack` up to the rounding: ``[..., 128, 4]`` float32."""
+    if wf.fmt.is_fp8:
+        codes = unpack_fp8_x4(words.astype(np.uint32)[..., None])
+    else:
+        codes = unpack_fp4_x4(words.astype(np.uint16)[..., None])
+    block = (1,) * (codes.ndim - 2) + BLOCK
+    return dequantize_mx(codes, scale[..., None], wf.fmt, block)
+
+
+def pack_gate_up(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
+    """Dense ``[E, H, 2, I]`` -> (``[E, 128, 2, kt4, I]`` containers, ``[E, 16, 2, kt4, I]``
+    uint8 scales)."""
+    E, H, _, I = w.shape  # noqa: E741
+    kt4 = H // MX_TILE
+    words, scales = [], []
+    for e in range(E):  # one expert at a time keeps the temporaries small
+        x = np.asarray(w[e], dtype=np.float32).reshape(4, kt4, PMAX, 2, I)  # q t p g i
+        x = x.transpose(3, 1, 4, 2, 0)  # g t i p q
+        wd, sc = _quantize_pack(x, wf)  # [2, kt4, I, 128], [2, kt4, I, 16]
+        words.append(wd.transpose(3, 0, 1, 2))
+        scales.append(sc.transpose(3, 0, 1, 2))
+    return np.ascontiguousarray(np.stack(words)), np.ascontiguousarray(np.stack(scales))
+
+
+def unpack_gate_up(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
+    """MX gate/up weights back to dense float32 ``[E, H, 2, I]`` (dequantized)."""
+    E, _, _, kt4, I = words.shape  # noqa: E741
+    out = np.empty((E, kt4 * MX_TILE, 2, I), np.float32)
+    for e in range(E):
+        v = _unpack_dequantize(
+            words[e].transpose(1, 2, 3, 0), scales[e].transpose(1, 2, 3, 0), wf
+        )  # g t i p q
+        out[e] = v.transpose(4, 1, 3, 0, 2).reshape(kt4 * MX_TILE, 2, I)
+    return out
+
+
+def pack_down(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
+    """Dense ``[E, I, H]`` -> (``[E, 128, nt, H]`` containers, ``[E, 16, nt, H]`` scales)."""
+    E, I, H = w.shape  # noqa: E741
+    nt = I // MX_TILE
+    words, scales = [], []
+    for e in range(E):
+        x = np.asarray(w[e], dtype=np.float32).reshape(nt, 4, PMAX, H)  # t q p h
+        x = x.transpose(0, 3, 2, 1)  # t h p q
+        wd, sc = _quantize_pack(x, wf)  # [nt, H, 128], [nt, H, 16]
+        words.append(wd.transpose(2, 0, 1))
+        scales.append(sc.transpose(2, 0, 1))
+    return np.ascontiguousarray(np.stack(words)), np.ascontiguousarray(np.stack(scales))
+
+
+def unpack_down(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
+    """MX down weights back to dense float32 ``[E, I, H]``."""
+    E, _, nt, H = words.shape  # noqa: E741
+    out = np.empty((E, nt * MX_TILE, H), np.float32)
+    for e in range(E):
+        v = _unpack_dequantize(words[e].transpose(1, 2, 0), scales[e].transpose(1, 2, 0), wf)
+        out[e] = v.transpose(0, 3, 2, 1).reshape(nt * MX_TILE, H)  # t q p h
+    return out
+
+
+# ------------------------------------------------------------ activations
+
+
+def _bf16(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x, np.float32).astype(ml_dtypes.bfloat16)
+
+
+def fake_quantize_hidden(x: np.ndarray) -> np.ndarray:
+    """``x [R, H]`` rounded to bf16, MX-quantized to float8_e4m3fn in the kernel's
+    geometry (``h = q * H/4 + t * 128 + p``, blocks of 8 p x 4 q) and dequantized."""
+    R, H = x.shape
+    kt4 = H // MX_TILE
+    v = _bf16(x).reshape(R, 4, kt4, PMAX).transpose(0, 2, 3, 1)  # r t p q
+    codes, scale = quantize_mx(np.ascontiguousarray(v), MxFormat.E4M3FN, (1, 1, *BLOCK))
+    d = dequantize_mx(codes, scale, MxFormat.E4M3FN, (1, 1, *BLOCK))
+    return d.transpose(0, 3, 1, 2).reshape(R, H)
+
+
+def fake_quantize_intermediate(x: np.ndarray) -> np.ndarray:
+    """``x [R, I]`` (``i = t * 512 + q * 128 + p``) through bf16 and MXFP8 e4m3fn."""
+    R, I = x.shape  # noqa: E741
+    nt = I // MX_TILE
+    v = _bf16(x).reshape(R, nt, 4, PMAX).transpose(0, 1, 3, 2)  # r t p q
+    codes, scale = quantize_mx(np.ascontiguousarray(v), MxFormat.E4M3FN, (1, 1, *BLOCK))
+    d = dequantize_mx(codes, scale, MxFormat.E4M3FN, (1, 1, *BLOCK))
+    return d.transpose(0, 1, 3, 2).reshape(R, I)
+
+
+# ------------------------------------------------------------------ golden
+
+
+def moe_cte_mx_golden(
+    arrays: dict[str, np.ndarray],
+    options: MoECTEOptions,
+    *,
+    active_blocks: Sequence[bool] | None = None,
+    affinity_on_intermediate: bool = False,
+) -> np.ndarray:
+    """The MX-aware golden ``[T, H]`` float32: the dense math of ``moe_cte_golden`` with
+    the weights dequantized from their MX form and the hidden states (after PRE_SCALE)
+    and ``act(gate) * up`` rounded to bf16 and MXFP8-quantized where the kernel does it."""
+    wf = weight_format(options.mx_weights)
+    w_gu = unpack_gate_up(arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"], wf)
+    w_d = unpack_down(arrays["down_proj_weight"], arrays["down_proj_scale"], wf)
+    hidden = arrays["hidden_states"]
+    f32 = np.float32
+    tokens = hidden.shape[0] - 1
+    experts = w_gu.shape[0]
+    H = w_gu.shape[1]
+    x_all = hidden[:tokens].astype(f32)
+    aff = arrays["expert_affinities_masked"].astype(f32).reshape(tokens + 1, experts)
+    routed = routed_pairs(
+        arrays["token_position_to_id"], arrays["block_to_expert"], tokens, experts, active_blocks
+    )
+    gb = arrays.get("gate_and_up_proj_bias")
+    db = arrays.get("down_proj_bias")
+    scaling = options.scaling
+    out = np.zeros((tokens, H), dtype=f32)
+    for e in range(experts):
+        toks = np.flatnonzero(routed[:, e])
+        if toks.size == 0:
+            continue
+        x = x_all[toks]
+        a = aff[toks, e][:, None]
+        if scaling in (
+            ExpertAffinityScaleMode.PRE_SCALE,
+            ExpertAffinityScaleMode.PRE_SCALE_DELAYED,
+        ):
+            x = a * x
+        x = fake_quantize_hidden(x)
+        gate = x @ w_gu[e, :, 0, :]
+        up = x @ w_gu[e, :, 1, :]
+        if gb is not None:
+            gate = gate + gb[e, 0].astype(f32)
+            up = up + gb[e, 1].astype(f32)
+        gate = _clamp(gate, options.gate_clamp)
+        up = _clamp(up, options.up_clamp)
+        post = scaling == ExpertAffinityScaleMode.POST_SCALE
+        inter = activation(options.activation, gate.astype(np.float64)).astype(f32)
+        if post and affinity_on_intermediate:
+            up = up * a
+            post = False
+        inter = fake_quantize_intermediate(inter * up)
+        h = inter @ w_d[e]
+        if db is not None:
+            h = h + db[e].astype(f32)
+        if post:
+            h = h * a
+        out[toks] += h
+    return out
+
+
+# ------------------------------------------------------------------ inputs
+
+_TWIN = {
+    "shard_on_block_mx": "shard_on_block",
+    "shard_on_i_mx": "shard_on_i",
+    "shard_on_i_mx_hybrid": "shard_on_i_hybrid",
+}
+
+
+def make_mx_inputs(
+    spec: MoECTESpec,
+    sizes: MoECTESizes,
+    options: MoECTEOptions,
+    seed: int = 0,
+    live_blocks: int | None = None,
+) -> MoECTEInputs:
+    """Routed random inputs for an MX kernel: the bf16 twin's inputs (same routing,
+    hidden states, affinities, biases for the same seed) with the dense weights packed
+    into the MX layouts (:func:`pack_gate_up`, :func:`pack_down`); the dense weights are
+    kept in ``extra["dense_gate_up"]`` / ``extra["dense_down"]`` for the fp32 golden."""
+    from mxdsl.kernels.moe_cte.interface import kernel_arguments
+    from mxdsl.kernels.moe_cte.mx import static_blocks
+    from mxdsl.kernels.moe_cte.routing import make_inputs
+
+    impl = spec.implementation
+    twin = MoECTESpec(
+        MoECTEImplementation[_TWIN[impl.name]],
+        shard_on_I=spec.shard_on_I if not impl.shards_on_block else None,
+    )
+    base = make_inputs(
+        twin, sizes, replace(options, mx_weights="fp8_e4m3fn"), None, seed, live_blocks
+    )
+    wf = weight_format(options.mx_weights)
+    arrays = dict(base.arrays)
+    dense_gu = arrays.pop("gate_up_proj_weight").astype(np.float32)
+    dense_d = arrays.pop("down_proj_weight").astype(np.float32)
+    arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"] = pack_gate_up(dense_gu, wf)
+    arrays["down_proj_weight"], arrays["down_proj_scale"] = pack_down(dense_d, wf)
+    active = base.active_blocks
+    names = {a.name for a in kernel_arguments(spec, sizes, options)}
+    N = sizes.blocks
+    if impl == MoECTEImplementation.shard_on_block_mx:
+        live = base.real_blocks if live_blocks is None else live_blocks
+        conditions = np.zeros(N + 1, dtype=np.int32)
+        conditions[:live] = 1
+        arrays["conditions"] = conditions
+        cfg = spec.shard_on_block
+        n_static = static_blocks(spec, sizes)
+        n_dyn = cfg.n_dynamic_blocks if cfg is not None else 55
+        active = [b < n_static or b < min(live, n_static + n_dyn) for b in range(N)]
+    arrays = {k: v for k, v in arrays.items() if k in names}
+    return MoECTEInputs(
+        arrays,
+        base.real_blocks,
+        active,
+        {"dense_gate_up": dense_gu, "dense_down": dense_d},
+    )
+
+
+def mx_golden_for(
+    spec: MoECTESpec, sizes: MoECTESizes, options: MoECTEOptions, inputs: MoECTEInputs
+) -> np.ndarray:
+    """The MX-aware golden for these inputs."""
+    del sizes
+    return moe_cte_mx_golden(
+        inputs.arrays,
+        options,
+        active_blocks=inputs.active_blocks,
+        affinity_on_intermediate=bool(
+            spec.shard_on_I and spec.shard_on_I.expert_affinity_multiply_on_I
+        ),
+    )
+
+
+def dense_golden_for(
+    spec: MoECTESpec, sizes: MoECTESizes, options: MoECTEOptions, inputs: MoECTEInputs
+) -> np.ndarray:
+    """The plain fp32 dense golden with the unquantized weights (what MX costs)."""
+    from mxdsl.kernels.moe_cte.golden import moe_cte_golden
+
+    del sizes
+    a = inputs.arrays
+    gu = inputs.extra["dense_gate_up"]
+    d = inputs.extra["dense_down"]
+    assert isinstance(gu, np.ndarray)
+    assert isinstance(d, np.ndarray)
+    return moe_cte_golden(
+        a["hidden_states"],
+        a["expert_affinities_masked"],
+        gu,
+        d,
+        a["token_position_to_id"],
+        a["block_to_expert"],
+        activation_function=options.activation,
+        scaling=options.scaling,
+        gate_and_up_proj_bias=a.get("gate_and_up_proj_bias"),
+        down_proj_bias=a.get("down_proj_bias"),
+        gate_clamp=options.gate_clamp,
+        up_clamp=options.up_clamp,
+        active_blocks=inputs.active_blocks,
+        affinity_on_intermediate=bool(
+            spec.shard_on_I and spec.shard_on_I.expert_affinity_multiply_on_I
+        ),
+    )
+
+
+def _clamp(x: np.ndarray, limits: tuple[float | None, float | None]) -> np.ndarray:
+    lo, hi = limits
+    if lo is None and hi is None:
+        return x
+    return np.clip(x, lo, hi)
+
+
+__all__ = [
+    "MX_WEIGHT_FORMATS",
+    "MxWeightFormat",
+    "dense_golden_for",
+    "down_i_index",
+    "fake_quantize_hidden",
+    "fake_quantize_intermediate",
+    "gate_up_h_index",
+    "make_mx_inputs",
+    "moe_cte_mx_golden",
+    "mx_golden_for",
+    "pack_down",
+    "pack_gate_up",
+    "unpack_down",
+    "unpack_gate_up",
+    "weight_format",
+]
