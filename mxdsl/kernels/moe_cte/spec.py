@@ -290,8 +290,7 @@ def _check_mx(
     I, N = sizes.intermediate, sizes.blocks  # noqa: E741
     if options.mx_weights not in MX_WEIGHT_FORMATS:
         raise MoECTEConfigError(
-            f"MX weight format {options.mx_weights!r} must be one of "
-            f"{', '.join(MX_WEIGHT_FORMATS)}"
+            f"MX weight format {options.mx_weights!r} must be one of {', '.join(MX_WEIGHT_FORMATS)}"
         )
     if quantization is not None and quantization.enabled:
         raise MoECTEConfigError(
