@@ -42,6 +42,7 @@ from mxdsl.kernels.moe_cte import (  # noqa: E402
     MoECTESpec,
     NotBuiltYetError,
     QuantizationConfig,
+    ShardOnBlockConfig,
     ShardOnIConfig,
     build_moe_cte,
     golden_for,
@@ -49,6 +50,11 @@ from mxdsl.kernels.moe_cte import (  # noqa: E402
     progress_bar,
     relative_error,
     signature_text,
+)
+from mxdsl.kernels.moe_cte.mx_layouts import (  # noqa: E402
+    dense_golden_for,
+    make_mx_inputs,
+    mx_golden_for,
 )
 from mxdsl.tools.diagnostics import report, report_internal_error  # noqa: E402
 
@@ -65,7 +71,7 @@ SCALINGS = {
     "post_scale": ExpertAffinityScaleMode.POST_SCALE,
     "pre_scale": ExpertAffinityScaleMode.PRE_SCALE,
 }
-TOLERANCE = {"bf16": 1e-2, "f32": 1e-5}
+TOLERANCE = {"bf16": 1e-2, "f32": 1e-5, "mx": 1e-2}  # mx: against the MX-aware golden
 
 
 class ToolError(Exception):
@@ -103,7 +109,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
             help="the variant (MoECTEImplementation member; default shard_on_block)",
         )
         p.add_argument("--hidden", type=int, default=512, help="H (multiple of 512)")
-        p.add_argument("--intermediate", type=int, default=256, help="I (multiple of 16)")
+        p.add_argument(
+            "--intermediate",
+            type=int,
+            default=256,
+            help="I (multiple of 16; MX: of 512 block shard, 1024 I shard, default 512/1024)",
+        )
         p.add_argument("--experts", type=int, default=4, help="E")
         p.add_argument("--tokens", type=int, default=100, help="T (real tokens)")
         p.add_argument("--block-size", type=int, default=None, help="B (default 128/256)")
@@ -133,6 +144,24 @@ def build_arg_parser() -> argparse.ArgumentParser:
             "--fp8-weights",
             action="store_true",
             help="float8_e4m3fn weights with per-channel f32 dequant scales",
+        )
+        p.add_argument(
+            "--mx-weights",
+            choices=["fp8_e4m3fn", "fp8_e5m2", "fp4_e2m1"],
+            default="fp8_e4m3fn",
+            help="MX variants: the weight format (x4-packed, E8M0 block scales)",
+        )
+        p.add_argument(
+            "--n-static-blocks",
+            type=int,
+            default=-1,
+            help="shard_on_block_mx: static prefix (-1: N - E)",
+        )
+        p.add_argument(
+            "--n-dynamic-blocks",
+            type=int,
+            default=55,
+            help="shard_on_block_mx: at most this many blocks in the dynamic loop",
         )
         p.add_argument(
             "--checkpoint", action="store_true", help="write activation checkpoints (I shard)"
@@ -178,16 +207,27 @@ def problem(args: argparse.Namespace):  # noqa: ANN201
     blocks = args.blocks
     if blocks is None and dropping:
         blocks = args.experts
+    if impl.is_mx and args.intermediate == 256:  # the bf16 default is too small for MX
+        args.intermediate = 512 if impl.shards_on_block else 1024
     i_options = args.checkpoint or args.affinity_on_i or args.num_static_block is not None
     if i_options and impl.shards_on_block:
         raise ToolError(
             "--checkpoint, --affinity-on-i and --num-static-block are ShardOnIConfig "
             f"options; {impl.name} shards on blocks"
         )
-    if args.num_static_block is not None and impl != MoECTEImplementation.shard_on_i_hybrid:
-        raise ToolError("--num-static-block applies to shard_on_i_hybrid only")
-    if args.live_blocks is not None and impl != MoECTEImplementation.shard_on_i_hybrid:
-        raise ToolError("--live-blocks applies to shard_on_i_hybrid only")
+    hybrids = (MoECTEImplementation.shard_on_i_hybrid, MoECTEImplementation.shard_on_i_mx_hybrid)
+    if args.num_static_block is not None and impl not in hybrids:
+        raise ToolError("--num-static-block applies to shard_on_i_hybrid / shard_on_i_mx_hybrid")
+    if args.live_blocks is not None and impl not in (
+        *hybrids,
+        MoECTEImplementation.shard_on_block_mx,
+    ):
+        raise ToolError(
+            "--live-blocks applies to shard_on_i_hybrid, shard_on_i_mx_hybrid and "
+            "shard_on_block_mx only"
+        )
+    if impl.is_mx and args.fp8_weights:
+        raise ToolError(f"--fp8-weights does not apply to {impl.name}: use --mx-weights")
     cfg = None
     if not impl.shards_on_block:
         cfg = ShardOnIConfig(
@@ -195,7 +235,12 @@ def problem(args: argparse.Namespace):  # noqa: ANN201
             expert_affinity_multiply_on_I=args.affinity_on_i,
             num_static_block=args.num_static_block,
         )
-    spec = MoECTESpec(impl, shard_on_I=cfg)
+    block_cfg = None
+    if impl == MoECTEImplementation.shard_on_block_mx:
+        block_cfg = ShardOnBlockConfig(
+            n_static_blocks=args.n_static_blocks, n_dynamic_blocks=args.n_dynamic_blocks
+        )
+    spec = MoECTESpec(impl, shard_on_block=block_cfg, shard_on_I=cfg)
     sizes = MoECTESizes(
         hidden=args.hidden,
         intermediate=args.intermediate,
@@ -212,6 +257,7 @@ def problem(args: argparse.Namespace):  # noqa: ANN201
         bias=args.bias,
         gate_clamp=args.clamp_gate or (None, None),
         up_clamp=args.clamp_up or (None, None),
+        mx_weights=args.mx_weights,
     )
     quant = QuantizationConfig(True, True) if args.fp8_weights else None
     return spec, sizes, options, quant
@@ -247,7 +293,10 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         kernel = build_moe_cte(spec, sizes, options, quant)
         inputs = None
         if args.command == "run" or getattr(args, "write_inputs", None):
-            inputs = make_inputs(spec, sizes, options, quant, args.seed, args.live_blocks)
+            if spec.implementation.is_mx:
+                inputs = make_mx_inputs(spec, sizes, options, args.seed, args.live_blocks)
+            else:
+                inputs = make_inputs(spec, sizes, options, quant, args.seed, args.live_blocks)
     except (MoECTEConfigError, NotBuiltYetError) as err:
         raise ToolError(str(err)) from None
     if args.command == "emit":
@@ -267,7 +316,8 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         f"{impl.name}: H={sizes.hidden} I={sizes.intermediate} E={sizes.experts} "
         f"T={sizes.tokens} B={sizes.block_size} TopK={sizes.top_k} N={sizes.blocks} "
         f"dtype={options.dtype} activation={args.activation} scaling={args.scaling}"
-        f"{' bias' if options.bias else ''}{' fp8-weights' if quant else ''}",
+        f"{' bias' if options.bias else ''}{' fp8-weights' if quant else ''}"
+        f"{f' mx-weights={options.mx_weights}' if impl.is_mx else ''}",
         file=stdout,
     )
     expected_blocks = sum(inputs.active_blocks)
@@ -276,12 +326,21 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     outputs = kernel.run(inputs.arrays, progress)
     kernel_time = time.perf_counter() - start
     start = time.perf_counter()
-    golden = golden_for(spec, sizes, options, inputs)
+    golden = (mx_golden_for if impl.is_mx else golden_for)(spec, sizes, options, inputs)
     golden_time = time.perf_counter() - start
     result = outputs["output"]
-    result = result[:, 0, :] if result.ndim == 3 else result
+    if result.ndim == 3:  # plane 0 holds the sum: [T+1, 2, H] (bf16), [2, T+1, H] (MX)
+        result = result[0] if impl.is_mx else result[:, 0, :]
     error = relative_error(result[: sizes.tokens].astype(np.float32), golden)
-    tolerance = TOLERANCE[options.dtype]
+    tolerance = TOLERANCE["mx" if impl.is_mx else options.dtype]
+    if impl.is_mx:
+        dense = dense_golden_for(spec, sizes, options, inputs)
+        print(
+            f"relative error vs the fp32 dense golden (unquantized weights, "
+            f"{options.mx_weights}): "
+            f"{relative_error(result[: sizes.tokens].astype(np.float32), dense):.3e}",
+            file=stdout,
+        )
     verdict = "ok" if error <= tolerance else "FAILED"
     print(
         f"relative error (Frobenius): {error:.3e} (tolerance {tolerance:g}: {verdict})", file=stdout

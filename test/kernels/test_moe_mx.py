@@ -261,3 +261,16 @@ def test_fp8_quantization_config_refused():
             small(MoECTEImplementation.shard_on_i_mx),
             quantization_config=QuantizationConfig(True, True),
         )
+
+
+def test_mx_moe_runs_the_mx_variants(capsys: pytest.CaptureFixture[str]):
+    from mxdsl.tools import mx_moe
+
+    for impl in MX:
+        args = ["run", "--implementation", impl.name, "--no-progress", "--top-k", "1"]
+        assert mx_moe.main([*args, "--mx-weights", "fp8_e5m2"]) == 0
+        out = capsys.readouterr().out
+        assert "tolerance 0.01: ok" in out
+        assert "fp32 dense golden" in out
+    assert mx_moe.main(["run", "--implementation", "shard_on_i_mx", "--fp8-weights"]) == 1
+    assert "--mx-weights" in capsys.readouterr().err
