@@ -8,6 +8,11 @@ the relative Frobenius error. Defaults are the issue's sizes:
     python benchmarks/moe_cte.py [--hidden 3072] [--intermediate 2048] [--experts 8]
         [--tokens 1024] [--block-size 512] [--top-k 4] [--dtype bf16]
         [--variants shard_on_block,shard_on_i,...] [--repeat 1] [--blas-threads N]
+        [--mx-weights fp8_e4m3fn|fp8_e5m2|fp4_e2m1]
+
+The MX variants (shard_on_block_mx, shard_on_i_mx, shard_on_i_mx_hybrid) are timed
+against their MX-aware golden (weights dequantized from the MX layouts, activations
+MXFP8 round-tripped: ``mxdsl.kernels.moe_cte.mx_layouts.mx_golden_for``).
 
 shard_on_i_dropping uses its own layout (N = E blocks of capacity B = T * TopK / E,
 rounded up to a multiple of 256). Small sizes for a quick look:
@@ -28,6 +33,7 @@ import time
 from typing import Any
 
 VARIANTS = ["shard_on_block", "shard_on_i", "shard_on_i_hybrid", "shard_on_i_dropping"]
+MX_VARIANTS = ["shard_on_block_mx", "shard_on_i_mx", "shard_on_i_mx_hybrid"]
 
 
 def sizes_for(impl: Any, args: argparse.Namespace) -> Any:
@@ -67,9 +73,16 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
     impl = MoECTEImplementation[name]
     spec = MoECTESpec(impl)
     sizes = sizes_for(impl, args)
-    options = MoECTEOptions(dtype=args.dtype)
+    options = MoECTEOptions(dtype=args.dtype, mx_weights=args.mx_weights)
     kernel = build_moe_cte(spec, sizes, options)
-    inputs = make_inputs(spec, sizes, options, seed=0)
+    reference = golden_for
+    if impl.is_mx:  # checked against the MX-aware golden (docs/moe-cte-mx.md)
+        from mxdsl.kernels.moe_cte.mx_layouts import make_mx_inputs, mx_golden_for
+
+        inputs = make_mx_inputs(spec, sizes, options, seed=0)
+        reference = mx_golden_for
+    else:
+        inputs = make_inputs(spec, sizes, options, seed=0)
     kernel_times, golden_times = [], []
     outputs: dict[str, Any] = {}
     golden = np.zeros(0)
@@ -79,10 +92,11 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         outputs = kernel.run(inputs.arrays, progress)
         kernel_times.append(time.perf_counter() - start)
         start = time.perf_counter()
-        golden = golden_for(spec, sizes, options, inputs)
+        golden = reference(spec, sizes, options, inputs)
         golden_times.append(time.perf_counter() - start)
     out = outputs["output"]
-    out = out[:, 0] if out.ndim == 3 else out
+    if out.ndim == 3:  # plane 0 holds the sum ([2, T+1, H] for the MX block shard)
+        out = out[0] if impl.is_mx else out[:, 0]
     error = relative_error(out[: sizes.tokens].astype(np.float32), golden)
     k, g = min(kernel_times), min(golden_times)
     return {
@@ -105,7 +119,13 @@ def main() -> None:
     parser.add_argument("--block-size", type=int, default=512)
     parser.add_argument("--top-k", type=int, default=4)
     parser.add_argument("--dtype", choices=["bf16", "f32"], default="bf16")
-    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--variants", default=",".join(VARIANTS + MX_VARIANTS))
+    parser.add_argument(
+        "--mx-weights",
+        choices=["fp8_e4m3fn", "fp8_e5m2", "fp4_e2m1"],
+        default="fp8_e4m3fn",
+        help="weight format of the MX variants",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
     parser.add_argument("--progress", action="store_true", help="progress bar on stderr")
     parser.add_argument(
