@@ -5,7 +5,7 @@
 // RUN: mx-moe run --implementation shard_on_i --no-progress --activation gelu --scaling pre_scale | filecheck %s --check-prefix=RESULT
 // RUN: mx-moe run --implementation shard_on_i_hybrid --dtype f32 --fp8-weights --clamp-gate ,0.5 --bias 2>%t.err | filecheck %s --check-prefix=FP32
 // RUN: filecheck %s --check-prefix=PROGRESS < %t.err
-// RUN: not mx-moe run --implementation shard_on_block_mx 2>&1 | filecheck %s --check-prefix=MX
+// RUN: not mx-moe run --implementation shard_on_i_mx --intermediate 512 2>&1 | filecheck %s --check-prefix=MX
 // RUN: not mx-moe run --hidden 768 2>&1 | filecheck %s --check-prefix=HIDDEN
 // RUN: not mx-moe emit --implementation shard_on_block --checkpoint 2>&1 | filecheck %s --check-prefix=CKPT
 
@@ -19,6 +19,6 @@
 // FP32: relative error (Frobenius): {{.*}}e-0{{[6-9]}} (tolerance 1e-05: ok)
 // PROGRESS: blocks [{{.*}}] 4/4
 
-// MX: mx-moe: error: MoE-CTE implementation shard_on_block_mx is not built yet (issue 7
+// MX: mx-moe: error: intermediate size I = 512 is not allowed for shard_on_i_mx: it must be a multiple of 1024
 // HIDDEN: mx-moe: error: hidden size H = 768 must be a positive multiple of 512
 // CKPT: mx-moe: error: --checkpoint, --affinity-on-i and --num-static-block are ShardOnIConfig options; shard_on_block shards on blocks
