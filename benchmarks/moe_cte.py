@@ -111,7 +111,7 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--hidden", type=int, default=3072)
     parser.add_argument("--intermediate", type=int, default=2048)
     parser.add_argument("--experts", type=int, default=8)
