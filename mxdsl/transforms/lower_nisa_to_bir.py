@@ -554,7 +554,10 @@ def allocate(function: func.FuncOp) -> dict[SSAValue, Allocation]:
 
 
 def _needs_lowering(function: func.FuncOp) -> bool:
+    """A function with nisa to lower, or with hlo left over (refused when lowering)."""
     for op in function.walk():
+        if op.dialect_name() == "hlo":
+            return True
         if op.dialect_name() == "nisa" and not isinstance(op, _KEPT_NISA):
             return True
         if isinstance(op, memref.AllocOp) and _memory_of(_memref(op.memref)) != Memory.HBM:

@@ -87,3 +87,12 @@ func.func @still_hlo(%x: tensor<4xf32>) -> tensor<4xf32> {
   func.return %y : tensor<4xf32>
 }
 // CHECK: error: 'hlo.convert' op lower-nisa-to-bir: an hlo op is left; run lower-hlo-to-nisa first
+
+// -----
+
+// A function that is still all hlo is refused too, not silently passed through.
+func.func @only_hlo(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  %y = hlo.convert %x : (tensor<4xf32>) -> tensor<4xbf16>
+  func.return %y : tensor<4xbf16>
+}
+// CHECK: error: 'hlo.convert' op lower-nisa-to-bir: an hlo op is left; run lower-hlo-to-nisa first
