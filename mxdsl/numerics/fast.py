@@ -6,23 +6,32 @@ preallocated buffers and only contiguous SIMD-friendly numpy ufuncs: no gathers 
 lookup costs about as much as twenty in-cache integer passes) and no per-element Python.
 ``docs/numerics.md`` has the derivation and the measurements.
 
-Quantize works on the bf16 bit pattern with uint8 arithmetic. The prescale by
+Quantize works on the bf16 bit pattern with byte arithmetic. The prescale by
 ``2**(127 - E8M0)`` is exact, so an element's code depends only on its sign, its 7-bit
 mantissa ``m`` and its target exponent ``t = e - E8M0 + bias`` (``e`` the exponent
-byte). For a normal result (``t >= 1``) the code is
+byte). For a normal result (``1 <= t <= emax + bias``) the code is
 ``min((t << mantissa_bits) + RNE(m >> (7 - mantissa_bits)), max_code)``, the rounding
-carry running into the exponent. ``t`` is kept modulo 256: inside one block it spans at
-most 255 values (``t <= emax + bias`` by the EMAX rule, ``t >= bias + emaxBias - 254``),
-so the wrap is unambiguous. The rare cases are redone by the reference:
+carry running into the exponent; below the subnormal range (``t < -mantissa_bits``) it
+is a signed zero. The kernel keeps ``v = t - 1`` modulo 256: inside one block ``t``
+spans at most 255 values (``t <= emax + bias`` by the EMAX rule, ``t >= bias - E8M0``),
+so normal results have ``v < emax + bias``, subnormal ones ``v >= 255 - mantissa_bits``
+and the zeros lie in between. Clamping ``v`` to ``B = 128 >> mantissa_bits`` and forming
+``(v << mantissa_bits) + RNE(...)`` puts the normal codes less one ``step``
+(``1 << mantissa_bits``) in ``[0, 127]`` and the zeros in ``[-128, -128 + step]`` as
+int8, so one int8 clip to ``[-step, max_code - step]`` and adding ``step`` back both
+zeroes and saturates. The rare cases are redone by the reference:
 
 * results in the subnormal range (``-mantissa_bits <= t <= 0``), element by element;
-* blocks with an Inf / NaN (max exponent byte 255) and "tiny" blocks
-  (``E8M0 <= bias + mantissa_bits``, the only blocks where a zero or denormal input
-  would be read with an implicit leading one; all-zero blocks are tiny), block by block.
+* "tiny" blocks (``E8M0 <= bias + mantissa_bits``, the only blocks where a zero or
+  denormal input would be read with an implicit leading one; all-zero blocks are tiny)
+  and "huge" blocks (``E8M0 >= 256 - B + bias``, 247 / 239 / 193 for e4m3fn / e5m2 /
+  e2m1: every block with an Inf or NaN, and the finite blocks so large that a zero's
+  ``v`` could fall below ``B``), block by block.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,12 +44,20 @@ from mxdsl.numerics.formats import MxFormat, emax_bias
 from mxdsl.numerics.narrow import narrow
 from mxdsl.numerics.reference import e8m0_to_float32, prescale_multiplier
 
-CHUNK_ELEMENTS = 1 << 18
-"""Elements per chunk: 512 KiB of bf16. Measured best on the 2-core benchmark machine
-(smaller chunks pay numpy's per-call overhead more often, larger ones leave the caches)."""
+CHUNK_ELEMENTS = 1 << 19
+"""Elements per chunk: 1 MiB of bf16. Measured best on the 2-core benchmark machine:
+every chunk costs ~18 us of numpy call overhead (about 35 calls), so smaller chunks pay
+it more often; larger ones spill more of the working set (~6 bytes per element) out of
+the caches."""
 
-_BYTE_SPLAT = np.uint64(0x0101_0101_0101_0101)
 _BF16_MANTISSA_BITS = 7
+_UINT_OF_BYTES = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _u8(value: int) -> np.ndarray:
+    """A 0-d uint8 operand: a Python or numpy scalar is converted on every ufunc call,
+    a 0-d array of the operand's type goes straight in."""
+    return np.array(value % 256, np.uint8)
 
 
 @dataclass(frozen=True)
@@ -85,6 +102,16 @@ class ChunkPlan:
             out.append((slice(start * self.block[0], stop * self.block[0]), slice(start, stop)))
         return out
 
+    def flat_chunks(self) -> list[tuple[int, int, int, int]]:
+        """The chunks as flat ``(first element, end element, first block, end block)``
+        ranges of the C-ordered data and grid."""
+        grid_row = int(np.prod(self.grid[1:], dtype=np.int64))
+        row = self.row_elements
+        return [
+            (data.start * row, data.stop * row, blocks.start * grid_row, blocks.stop * grid_row)
+            for data, blocks in self.chunks()
+        ]
+
     def interleaved(self, rows: int) -> tuple[int, ...]:
         """Interleaved shape ``(n0, b0, n1, b1, ...)`` of a chunk of ``rows`` block-rows."""
         grid = (rows, *self.grid[1:])
@@ -95,196 +122,300 @@ class ChunkPlan:
         return tuple(v for n in (rows, *self.grid[1:]) for v in (n, 1))
 
 
-class _ByteBlockMax:
-    """Per-block maximum of a chunk's bytes. Last-axis blocks of a power-of-two size
-    reduce by halving (view byte pairs as uint16, keep the larger byte, compact),
-    every level a contiguous SIMD ufunc; other geometries use numpy's reduce.
+_Slide = tuple[np.ndarray, np.ndarray, np.ndarray]
 
-    The halving works in caller-provided scratch: two uint16 buffers and one byte
-    buffer of at least half a chunk each."""
 
-    def __init__(
-        self,
-        plan: ChunkPlan,
-        source: np.ndarray,
-        wide: tuple[np.ndarray, np.ndarray],
-        narrow_bytes: np.ndarray,
-    ) -> None:
+def _slides(
+    source: np.ndarray, spare: tuple[np.ndarray, np.ndarray], levels: int
+) -> tuple[list[_Slide], np.ndarray]:
+    """The ``(a[:-s], a[s:], out)`` operands of ``levels`` sliding-max steps (``s`` = 1,
+    2, 4, ...: windows of 2, 4, 8, ... bytes) ping-ponging between the two spare
+    buffers, and the buffer the last step writes."""
+    size = source.size
+    current, target, other = source, spare[0][:size], spare[1][:size]
+    steps, step = [], 1
+    for _ in range(levels):
+        steps.append((current[: size - step], current[step:], target[: size - step]))
+        current, target, other = target, other, target
+        step *= 2
+    return steps, current
+
+
+class _SlidingMax:
+    """Per-block maximum of a chunk's bytes for last-axis blocks of a power-of-two size
+    ``G >= 8``, without numpy's per-block reduce (one inner loop per block).
+
+    ``max(a[:-1], a[1:])`` then ``max(b[:-2], b[2:])`` leave at every multiple of 4 the
+    maximum of the 4 bytes from there, one contiguous SIMD ufunc each; casting the
+    uint32 view to uint8 keeps exactly those (byte 0 of each word); the remaining
+    ``log2(G / 4)`` levels run the same way on that quarter, and a cast of its
+    ``G / 4``-byte view (a strided copy beyond 8 bytes) picks every block's first byte.
+    (Two levels before compacting measured best: a third costs one more full-size pass,
+    one leaves twice the bytes for the rest.) The operand views of a chunk size are
+    built once (:meth:`views`)."""
+
+    def __init__(self, capacity: int, group: int, scratch: tuple[np.ndarray, np.ndarray]):
+        self.group = group
+        self.rest = group.bit_length() - 3
+        """Levels after the compaction: ``log2(G / 4)``."""
+        self.scratch = scratch
+        self.compact = (np.empty(capacity // 4, np.uint8), np.empty(capacity // 4, np.uint8))
+        self.result = np.empty(capacity // group, np.uint8)
+
+    def views(self, source: np.ndarray) -> tuple:
+        n = source.size
+        full, windows4 = _slides(source, self.scratch, 2)
+        quarter = self.compact[0][: n // 4]
+        small, reduced = _slides(quarter, (self.compact[1], self.scratch[0]), self.rest)
+        wide = _UINT_OF_BYTES.get(1 << self.rest)
+        picked = reduced.view(wide) if wide is not None else reduced[:: 1 << self.rest]
+        return (
+            full,
+            windows4.view(np.uint32),
+            quarter,
+            small,
+            picked,
+            self.result[: n // self.group],
+        )
+
+    @staticmethod
+    def run(views: tuple) -> np.ndarray:
+        full, windows4, quarter, small, picked, result = views
+        maximum = np.maximum
+        for low, high, out in full:
+            maximum(low, high, out=out)
+        np.copyto(quarter, windows4, "unsafe")
+        for low, high, out in small:
+            maximum(low, high, out=out)
+        np.copyto(result, picked, "unsafe")
+        return result
+
+
+def _expand_bytes(
+    per_block: np.ndarray, scratch: np.ndarray, plan: ChunkPlan, rows: int
+) -> np.ndarray:
+    """Every per-block byte over its whole block, flat and chunk-sized: ``repeat`` for
+    last-axis blocks (one call, faster than any splat-and-store), a broadcast copy into
+    ``scratch`` otherwise."""
+    if plan.last_axis_only:
+        return per_block.reshape(-1).repeat(plan.block[-1])
+    np.copyto(scratch.reshape(plan.interleaved(rows)), per_block.reshape(plan.per_block(rows)))
+    return scratch
+
+
+class _Workspace:
+    """The chunk-sized buffers of the quantize kernel and their views per chunk size.
+    Kept per thread between calls (:func:`_workspace`): fresh buffers page-fault."""
+
+    def __init__(self, plan: ChunkPlan) -> None:
+        capacity = plan.capacity
         self.plan = plan
+        self.blocks = capacity // int(np.prod(plan.block))
+        self.exponent = np.empty(capacity, np.uint8)
+        self.mantissa = np.empty(capacity, np.uint8)
+        self.scratch = (np.empty(capacity, np.uint8), np.empty(capacity, np.uint8))
+        self.words = np.empty(capacity // 8, np.bool_)
+        self.per_block = np.empty(self.blocks, np.uint8)
         group = plan.block[-1]
-        self.halving = plan.last_axis_only and group > 1 and group & (group - 1) == 0
-        self.levels = group.bit_length() - 1 if self.halving else 0
-        self.wide = wide
-        self.narrow_bytes = narrow_bytes
-        self.full = self._views(source)
+        sliding = plan.last_axis_only and group >= 8 and group & (group - 1) == 0
+        self.sliding = _SlidingMax(capacity, group, self.scratch) if sliding else None
+        self.views: dict[int, tuple] = {}
 
-    def _views(self, source: np.ndarray) -> list[tuple[np.ndarray, ...]]:
-        views = []
-        current, size = source, source.size
-        half = size // 2
-        for level in range(self.levels):
-            size //= 2
-            # Ping-pong inside narrow_bytes: [0, half) and [half, half + half/2).
-            start = 0 if level % 2 == 0 else half
-            reduced = self.narrow_bytes[start : start + size]
-            views.append(
-                (current.view(np.uint16), self.wide[0][:size], self.wide[1][:size], reduced)
+    def fits(self, plan: ChunkPlan) -> bool:
+        """The same chunk layout (capacity and block geometry) as ``plan``."""
+        mine = self.plan
+        return (
+            mine.capacity == plan.capacity
+            and mine.block == plan.block
+            and mine.shape[1:] == plan.shape[1:]
+        )
+
+    def chunk_views(self, n: int) -> tuple:
+        """The buffers of a chunk of ``n`` elements and their views (built once)."""
+        views = self.views.get(n)
+        if views is None:
+            if len(self.views) >= 4:  # full chunks and a few last-chunk sizes
+                self.views.clear()
+            exponent, mantissa = self.exponent[:n], self.mantissa[:n]
+            scratch0, scratch1 = self.scratch[0][:n], self.scratch[1][:n]
+            views = self.views[n] = (
+                exponent,
+                mantissa,
+                mantissa.view(np.uint16),
+                scratch0.view(np.uint16),
+                scratch0.view(np.bool_),
+                scratch0.view(np.uint64),
+                self.words[: n // 8],
+                scratch0,
+                scratch1,
+                scratch1.view(np.uint16),
+                self.per_block[: n * self.blocks // self.plan.capacity],
+                None if self.sliding is None else self.sliding.views(exponent),
             )
-            current = reduced
         return views
 
-    def __call__(self, source: np.ndarray, rows: int) -> np.ndarray:
-        plan = self.plan
-        grid = (rows, *plan.grid[1:])
-        if not self.halving:
-            axes = tuple(range(1, 2 * len(plan.shape), 2))
-            return source.reshape(plan.interleaved(rows)).max(axis=axes)
-        views = self.full if source.size == plan.capacity else self._views(source)
-        eight, low_byte = np.uint16(8), np.uint16(0xFF)
-        for pairs, high, low, reduced in views:
-            np.right_shift(pairs, eight, out=high)
-            np.bitwise_and(pairs, low_byte, out=low)
-            np.maximum(high, low, out=high)
-            np.copyto(reduced, high, casting="unsafe")
-        return (views[-1][3] if views else source).reshape(grid)
+
+_LOCAL = threading.local()
 
 
-def _expand_bytes(per_block: np.ndarray, out: np.ndarray, plan: ChunkPlan, rows: int) -> None:
-    """Write every per-block byte over its whole block into ``out`` (flat, chunk-sized).
-    Last-axis blocks of a multiple of 8 store 8-byte splats column by column."""
-    group = plan.block[-1]
-    if plan.last_axis_only and group % 8 == 0:
-        words = out.view(np.uint64).reshape(-1, group // 8)
-        splat = np.multiply(per_block.reshape(-1), _BYTE_SPLAT, dtype=np.uint64)
-        for column in range(group // 8):
-            words[:, column] = splat
-        return
-    np.copyto(out.reshape(plan.interleaved(rows)), per_block.reshape(plan.per_block(rows)))
+def _workspace(plan: ChunkPlan) -> _Workspace:
+    """This thread's workspace for ``plan`` (the last one is kept)."""
+    workspace = getattr(_LOCAL, "workspace", None)
+    if workspace is None or not workspace.fits(plan):
+        workspace = _LOCAL.workspace = _Workspace(plan)
+    return workspace
 
 
 class _Bf16Quantizer:
-    """The quantize kernel: format constants and one set of chunk-sized buffers, reused
-    for every chunk (fresh arrays would page-fault on every chunk)."""
+    """The quantize kernel: the format's constants over this thread's
+    :class:`_Workspace`. Operands are 0-d arrays of the operand's type (see
+    :func:`_u8`), and full-size arrays where numpy's loop with a 0-d operand is not the
+    SIMD one (``maximum`` / ``minimum``)."""
 
     def __init__(self, fmt: MxFormat, plan: ChunkPlan, *, alternative_emax: bool) -> None:
         info = fmt.info
         self.fmt, self.plan = fmt, plan
-        capacity = plan.capacity
-        if capacity % 8:
+        if plan.capacity % 8:
             raise AssertionError("chunks hold whole 8-byte words")
+        self.work = _workspace(plan)
         scale_bias = emax_bias(fmt, alternative_emax=alternative_emax)
-        self.bias = np.uint8(info.bias)
-        self.mbits = info.mantissa_bits
-        self.step = np.uint8(1 << info.mantissa_bits)
-        self.drop = np.uint8(_BF16_MANTISSA_BITS - info.mantissa_bits)
-        self.round_half = np.uint8((1 << (int(self.drop) - 1)) - 1)
-        self.drop16 = np.uint16(self.drop)
-        self.byte_lsb = np.uint16(0x0101)
-        self.round_half16 = np.uint16(int(self.round_half) * 0x0101)
-        # After the shift each byte keeps its low (8 - drop) bits; the rest came from the
-        # byte above.
-        self.low_bits16 = np.uint16(((1 << (8 - int(self.drop))) - 1) * 0x0101)
-        self.exponent_floor = np.uint8(scale_bias + 1)
-        self.emax_bias = np.uint8(scale_bias)
-        # E8M0 - (tiny + 1) (mod 256) is >= this for tiny blocks and Inf / NaN blocks.
-        self.tiny_shift = np.uint8(info.bias + info.mantissa_bits + 1)
-        self.special_from = 255 - scale_bias - (info.bias + info.mantissa_bits + 1)
-        self.infinite_e8m0 = np.uint8(255 - scale_bias)
-        """E8M0 of a block whose max exponent byte is 255 (an Inf or NaN)."""
-        self.sign_shift = np.uint16(16 - info.bits)
-        self.sign_mask = np.uint8(1 << (info.bits - 1))
-        self.exponent = np.empty(capacity, np.uint8)
-        self.target = np.empty(capacity, np.uint8)
-        self.rounded = np.empty(capacity, np.uint8)
-        self.sign = np.empty(capacity, np.uint8)
-        self.word_flag = np.empty(capacity // 8, np.bool_)
-        self.max_code = np.full(capacity, info.max_code, np.uint8)
-        # A normal target t lies in [1, emax + bias]: the EMAX rule bounds the block max.
-        self.normal_span = np.full(capacity, info.emax + info.bias, np.uint8)
-        # t - 1 >= 255 - mbits (mod 256) <=> t in [-mbits, 0]: a subnormal result.
-        self.subnormal_from = np.uint8(255 - info.mantissa_bits)
-        self.wide_scratch = np.empty(capacity // 2, np.uint16)
-        self.narrow_scratch = np.empty(capacity, np.uint8)
-        wide = (self.target.view(np.uint16), self.wide_scratch)
-        self.block_max = _ByteBlockMax(plan, self.exponent, wide, self.narrow_scratch)
+        mbits = info.mantissa_bits
+        step = 1 << mbits
+        drop = _BF16_MANTISSA_BITS - mbits
+        self.bias, self.mbits = info.bias, mbits
+        self.tiny_below = info.bias + mbits + 1
+        """E8M0 below this: a tiny block."""
+        zero_clamp = 128 // step
+        self.huge_from = 256 - zero_clamp + info.bias
+        """E8M0 from this on: a huge block (every Inf / NaN block among them)."""
+        if not self.tiny_below < self.huge_from <= 255 - scale_bias:
+            raise AssertionError("the special-block bounds must cover every Inf / NaN block")
+        self.fp8 = info.bits == 8
+        self.grid_row = int(np.prod(plan.grid[1:], dtype=np.int64))
+        self.seven = np.array(_BF16_MANTISSA_BITS, np.uint16)
+        self.sign_shift = np.array(16 - info.bits, np.uint16)
+        self.sign_mask = _u8(1 << (info.bits - 1))
+        self.drop16 = np.array(drop, np.uint16)
+        self.byte_lsb = np.array(0x0101, np.uint16)
+        self.mantissa_mask = np.array(0x7F7F, np.uint16)
+        self.round_half16 = np.array(((1 << (drop - 1)) - 1) * 0x0101, np.uint16)
+        self.rounded_mask = np.array(((1 << (8 - drop)) - 1) * 0x0101, np.uint16)
+        """After the shift each byte keeps its low ``8 - drop`` bits; the rest came from
+        the byte above."""
+        self.exponent_floor = np.full(self.work.blocks, scale_bias + 1, np.uint8)
+        self.emax_bias = _u8(scale_bias)
+        self.v_offset = _u8(1 - info.bias)
+        """E8M0 + this = ``E8M0 - bias + 1``, and ``e`` minus that is ``v = t - 1``."""
+        self.subnormal_from = _u8(255 - mbits)
+        self.zero = _u8(0)
+        self.zero_clamp = _u8(zero_clamp)
+        self.step = _u8(step)
+        self.step16 = np.array(step, np.uint16)
+        self.code_low = np.array(-step, np.int8)
+        self.code_high = np.array(info.max_code - step, np.int8)
+        self.special_shift = _u8(self.tiny_below)
+        self.special_from = self.huge_from - self.tiny_below
+        self.no_flags = np.array(0, np.uint64)
+        self.eight = np.arange(8)
+
+    def _block_max(self, exponent: np.ndarray, rows: int) -> np.ndarray:
+        """numpy's reduce over the interleaved block axes (geometries without
+        :class:`_SlidingMax`)."""
+        plan = self.plan
+        axes = tuple(range(1, 2 * len(plan.shape), 2))
+        return exponent.reshape(plan.interleaved(rows)).max(axis=axes).reshape(-1)
+
+    def _sign_bytes(self, bits: np.ndarray, start: int, stop: int, out: np.ndarray) -> None:
+        """``(uint8)(bits >> (16 - element bits))`` of elements ``[start, stop)``. For
+        FP8 that is each element's high byte: the uint16 view of the bytes from one byte
+        in (odd, so unaligned) cast to uint8 keeps exactly those, a plain narrowing copy
+        at half the cost of a shift into a narrower type; the array's last element has
+        no byte after it and is done alone."""
+        if not self.fp8:
+            np.right_shift(bits[start:stop], self.sign_shift, out=out, casting="unsafe")
+            return
+        last = min(stop, bits.size - 1)
+        raw = bits.view(np.uint8)[2 * start + 1 : 2 * last + 1]
+        np.copyto(out[: last - start], raw.view(np.uint16), "unsafe")
+        if last < stop:
+            out[-1] = bits[last] >> 8
 
     def run(
-        self,
-        bits: np.ndarray,
-        codes: np.ndarray,
-        scale: np.ndarray,
-        data_rows: slice,
-        grid_rows: slice,
+        self, bits: np.ndarray, codes: np.ndarray, scale: np.ndarray, chunk: tuple[int, ...]
     ) -> np.ndarray | None:
-        """Quantize one chunk into ``codes`` / ``scale``. Returns the flat indices of the
-        8-element words of ``codes`` (counted from the start of the array) that hold an
-        element the reference must redo, if any."""
-        plan = self.plan
-        src = bits[data_rows].reshape(-1)
-        out = codes[data_rows].reshape(-1)
-        n = src.size
-        rows = grid_rows.stop - grid_rows.start
-        e, tt, rm, sign = self.exponent[:n], self.target[:n], self.rounded[:n], self.sign[:n]
-        t8 = self.narrow_scratch[:n]
-        one = np.uint8(1)
+        """Quantize one chunk of the flat ``bits`` into ``codes`` / ``scale``. Returns
+        the flat indices of the 8-element words of ``codes`` that hold an element the
+        reference must redo, if any."""
+        start, stop, block_start, block_stop = chunk
+        n = stop - start
+        (exponent, mantissa, pairs, odd, flag, flag_words, words, special, v, v_pairs,
+         per_block, tree) = self.work.chunk_views(n)  # fmt: skip
+        src, out = bits[start:stop], codes[start:stop]
+        e8m0 = scale[block_start:block_stop]
+        rows = (block_stop - block_start) // self.grid_row
 
-        # Everything the input is read for, while it is hot in cache: the exponent byte
-        # e = (uint8)(fp32_bits >> 23) = (bf16_bits >> 7) mod 256, the 7-bit mantissa
-        # and the sign.
-        np.right_shift(src, np.uint16(7), out=e, casting="unsafe")
-        np.copyto(rm, src, casting="unsafe")
-        np.bitwise_and(rm, np.uint8(0x7F), out=rm)
-        np.right_shift(src, self.sign_shift, out=sign, casting="unsafe")
+        # The low byte (the mantissa below e's lowest bit) and the exponent byte
+        # e = (uint8)(fp32_bits >> 23) = (bf16_bits >> 7) mod 256.
+        np.copyto(mantissa, src, "unsafe")
+        np.right_shift(src, self.seven, out=exponent, casting="unsafe")
 
         # RNE of the mantissa to mantissa_bits: 0 .. 2**mbits (the carry included), two
-        # bytes at a time in uint16 lanes (numpy has SIMD shifts for 16-bit lanes only; a
-        # byte sum is at most 0x7F + 0x20, so nothing carries into the next byte).
-        rm2, tt2 = rm.view(np.uint16), tt.view(np.uint16)
-        np.right_shift(rm2, self.drop16, out=tt2)
-        np.bitwise_and(tt2, self.byte_lsb, out=tt2)
-        np.add(rm2, tt2, out=rm2)
-        np.add(rm2, self.round_half16, out=rm2)
-        np.right_shift(rm2, self.drop16, out=rm2)
-        np.bitwise_and(rm2, self.low_bits16, out=rm2)
+        # bytes at a time in uint16 lanes (numpy's 16-bit shifts are faster than its
+        # 8-bit ones); a byte sum is at most 0x7F + 0x20, so nothing carries across.
+        np.right_shift(pairs, self.drop16, odd)
+        np.bitwise_and(odd, self.byte_lsb, odd)
+        np.bitwise_and(pairs, self.mantissa_mask, pairs)
+        np.add(pairs, odd, pairs)
+        np.add(pairs, self.round_half16, pairs)
+        np.right_shift(pairs, self.drop16, pairs)
+        np.bitwise_and(pairs, self.rounded_mask, pairs)
 
-        # Block max; E8M0 = max(1, max(0, maxExp - emaxBias)) = max(maxExp, emaxBias + 1)
-        # - emaxBias.
-        max_exp = self.block_max(e, rows)
-        e8m0 = scale[grid_rows]
-        np.maximum(max_exp, self.exponent_floor, out=e8m0)
-        np.subtract(e8m0, self.emax_bias, out=e8m0)
+        # E8M0 = max(1, max(0, maxExp - emaxBias)) = max(maxExp, emaxBias + 1) - emaxBias.
+        maxima = _SlidingMax.run(tree) if tree is not None else self._block_max(exponent, rows)
+        np.maximum(maxima, self.exponent_floor[: e8m0.size], out=e8m0)
+        np.subtract(e8m0, self.emax_bias, e8m0)
 
-        # t = e - E8M0 + bias (mod 256), per element.
-        _expand_bytes(e8m0 - self.bias, tt, plan, rows)
-        np.subtract(e, tt, out=tt)
-
-        # code = min((t << mbits) + rm, max_code) where 1 <= t <= emax + bias, else 0.
-        np.multiply(tt, self.step, out=out)
-        np.add(out, rm, out=out)
-        np.minimum(out, self.max_code[:n], out=out)
-        flag = rm.view(np.bool_)
-        np.subtract(tt, one, out=t8)
-        np.less(t8, self.normal_span[:n], out=flag)
-        np.multiply(out, rm, out=out)
+        # v = e - (E8M0 - bias + 1) = t - 1 (mod 256), per element.
+        np.add(e8m0, self.v_offset, per_block)
+        np.subtract(exponent, _expand_bytes(per_block, v, self.plan, rows), v)
 
         # Subnormal results (t in [-mbits, 0]): flag their 8-element words.
-        np.greater_equal(t8, self.subnormal_from, out=flag)
-        word_flag = self.word_flag[: n // 8]
-        np.not_equal(rm.view(np.uint64), np.uint64(0), out=word_flag)
-        words = np.flatnonzero(word_flag)
+        np.greater_equal(v, self.subnormal_from, out=flag)
+        np.not_equal(flag_words, self.no_flags, out=words)
 
-        # Sign bit.
-        np.bitwise_and(sign, self.sign_mask, out=sign)
-        np.bitwise_or(out, sign, out=out)
+        # Tiny and huge blocks: flag all their words.
+        np.subtract(e8m0, self.special_shift, per_block)
+        if per_block.max() >= self.special_from:
+            np.greater_equal(per_block, self.special_from, out=per_block.view(np.bool_))
+            expanded = _expand_bytes(per_block, special, self.plan, rows)
+            words |= expanded.view(np.uint64) != 0
 
-        # Tiny blocks (E8M0 <= bias + mbits) and Inf / NaN blocks (E8M0 = 255 - emaxBias).
-        if (e8m0 - self.tiny_shift).max() >= self.special_from:
-            special = (e8m0 == self.infinite_e8m0) | (e8m0 < self.tiny_shift)
-            _expand_bytes(special.astype(np.uint8), t8, plan, rows)
-            words = np.union1d(words, np.flatnonzero(t8.view(np.uint64)))
-        if words.size == 0:
-            return None
-        return words + data_rows.start * plan.row_elements // 8
+        # code = clip_int8((min(v, B) << mbits) + RNE(m), -step, max_code - step) + step:
+        # the normal codes, saturated, and 0 for t < -mbits. min(v, B) * step is at most
+        # 128, so the multiply runs in uint16 lanes (numpy has no SIMD byte multiply)
+        # without a carry across bytes.
+        v.clip(self.zero, self.zero_clamp, out=v)
+        np.multiply(v_pairs, self.step16, v_pairs)
+        np.add(v, mantissa, v)
+        v.view(np.int8).clip(self.code_low, self.code_high, out=out.view(np.int8))
+        np.add(out, self.step, out)
+
+        # The sign bit (its byte goes where the mantissa was).
+        self._sign_bytes(bits, start, stop, mantissa)
+        np.bitwise_and(mantissa, self.sign_mask, mantissa)
+        np.bitwise_or(out, mantissa, out)
+
+        # The flagged words, found through groups of 8 words (scanning a 64th of the
+        # chunk rather than an eighth).
+        if words.size % 8:
+            flagged = np.flatnonzero(words)
+        else:
+            groups = np.flatnonzero(np.not_equal(words.view(np.uint64), self.no_flags))
+            if not groups.size:
+                return None
+            candidates = (groups[:, None] * 8 + self.eight).reshape(-1)
+            flagged = candidates[words[candidates]]
+        return flagged + start // 8 if flagged.size else None
 
 
 def _block_index(flat_index: np.ndarray, plan: ChunkPlan) -> np.ndarray:
@@ -305,18 +436,22 @@ def _redo_flagged_words(
     kernel: _Bf16Quantizer,
 ) -> None:
     """Recompute through the reference (widen, prescale, narrow) every element of the
-    flagged 8-element words that has a subnormal result or sits in an Inf / NaN or tiny
-    block; the other elements of those words are already right."""
-    idx = (words[:, None] * 8 + np.arange(8)).reshape(-1)
-    e8m0 = scale.reshape(-1)[_block_index(idx, plan)]
-    src = bits.reshape(-1)[idx]
-    target = ((src >> 7) & 0xFF).astype(np.int16) - e8m0.astype(np.int16) + int(kernel.bias)
+    flagged 8-element words that has a subnormal result or sits in a tiny or huge block;
+    the other elements of those words are already right."""
+    src = bits.reshape(-1, 8)[words]
+    if plan.last_axis_only:
+        # Blocks of a multiple of 8 along the last axis: a word lies in one block.
+        e8m0 = scale.reshape(-1)[words // (plan.block[-1] // 8)][:, None]
+    else:
+        e8m0 = scale.reshape(-1)[_block_index(words[:, None] * 8 + np.arange(8), plan)]
+    target = ((src >> 7) & 0xFF).astype(np.int16) - e8m0.astype(np.int16) + kernel.bias
     needed = (target >= -kernel.mbits) & (target <= 0)
-    needed |= (e8m0 == kernel.infinite_e8m0) | (e8m0 < kernel.tiny_shift)
-    idx, e8m0, src = idx[needed], e8m0[needed], src[needed]
+    needed |= (e8m0 < kernel.tiny_below) | (e8m0 >= kernel.huge_from)
+    word, lane = np.nonzero(needed)
+    src, e8m0 = src[word, lane], np.broadcast_to(e8m0, needed.shape)[word, lane]
     widened = src.view(ml_dtypes.bfloat16).astype(np.float32)
     with np.errstate(invalid="ignore"):
-        codes.reshape(-1)[idx] = narrow(widened * prescale_multiplier(e8m0), kernel.fmt)
+        codes[words[word] * 8 + lane] = narrow(widened * prescale_multiplier(e8m0), kernel.fmt)
 
 
 def quantize_bf16(
@@ -329,17 +464,17 @@ def quantize_bf16(
     """The fast path of :func:`mxdsl.numerics.reference.quantize_mx_reference` for a
     bfloat16 ``x``; returns the same ``(codes, scale)`` bit for bit."""
     plan = ChunkPlan.of(x.shape, block_shape)
-    bits = np.ascontiguousarray(x).view(np.uint16).reshape(plan.shape)
-    codes = np.empty(plan.shape, np.uint8)
-    scale = np.empty(plan.grid, np.uint8)
+    bits = np.ascontiguousarray(x).view(np.uint16).reshape(-1)
+    codes = np.empty(bits.size, np.uint8)
+    scale = np.empty(bits.size // int(np.prod(plan.block)), np.uint8)
     kernel = _Bf16Quantizer(fmt, plan, alternative_emax=alternative_emax)
-    redo_words = []
-    for data_rows, grid_rows in plan.chunks():
-        words = kernel.run(bits, codes, scale, data_rows, grid_rows)
-        if words is not None:
-            redo_words.append(words)
-    if redo_words:
-        _redo_flagged_words(np.concatenate(redo_words), bits, codes, scale, plan, kernel)
+    flagged = [
+        words
+        for chunk in plan.flat_chunks()
+        if (words := kernel.run(bits, codes, scale, chunk)) is not None
+    ]
+    if flagged:
+        _redo_flagged_words(np.concatenate(flagged), bits, codes, scale, plan, kernel)
     return codes.reshape(x.shape), scale.reshape(grid_shape(x.shape, block_shape))
 
 

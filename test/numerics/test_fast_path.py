@@ -3,6 +3,8 @@ on random data with every kind of special value mixed in."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -137,3 +139,97 @@ def test_fast_dequantize_every_code_and_scale(fmt):
         independent = np.ldexp(element, exponent).astype(np.float32)
     independent[np.repeat(scale == 255, 32, axis=1)] = np.nan
     np.testing.assert_array_equal(got, independent)
+
+
+@pytest.mark.parametrize("alternative", [False, True], ids=["emax", "emax-1"])
+@pytest.mark.parametrize("fmt", list(MxFormat), ids=lambda f: f.spec_name)
+def test_fast_quantize_every_block_exponent(fmt, alternative):
+    """Blocks of every max exponent byte 0 .. 255 (so every E8M0 the quantizer can
+    produce, the tiny and huge blocks and their neighbours among them), the other
+    elements at random exponents from 0 up to that max (zeros, denormals, every target
+    exponent of the block), random mantissas and signs."""
+    rng = np.random.default_rng(17)
+    per_exponent = 24
+    max_exponent = np.repeat(np.arange(256, dtype=np.uint16), per_exponent)
+    exponent = (rng.random((max_exponent.size, 32)) * (max_exponent[:, None] + 1)).astype(np.uint16)
+    exponent[:, 0] = max_exponent
+    exponent = rng.permuted(exponent, axis=1)
+    mantissa = rng.integers(0, 128, exponent.shape).astype(np.uint16)
+    mantissa[rng.random(exponent.shape) < 0.2] = 0
+    sign = rng.integers(0, 2, exponent.shape).astype(np.uint16) << np.uint16(15)
+    x = (sign | exponent << np.uint16(7) | mantissa).view(ml_dtypes.bfloat16)
+    got = quantize_mx(x, fmt, (1, 32), alternative_emax=alternative)
+    want = quantize_mx_reference(x, fmt, (1, 32), alternative_emax=alternative)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("group", [8, 16, 64, 128, 256])
+@pytest.mark.parametrize("fmt", list(MxFormat), ids=lambda f: f.spec_name)
+def test_fast_quantize_last_axis_block_sizes(fmt, group):
+    """Last-axis blocks of every power-of-two size the sliding-window block max handles:
+    compaction views of 2, 4 and 8 bytes and the strided pick beyond."""
+    x = mixed_bf16((24, 512), seed=group)
+    got = quantize_mx(x, fmt, (1, group))
+    want = quantize_mx_reference(x, fmt, (1, group))
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("chunk", [64, 1024, 1 << 19])
+@pytest.mark.parametrize("fmt", [MxFormat.E4M3FN, MxFormat.E5M2], ids=lambda f: f.spec_name)
+def test_fast_quantize_sign_of_the_last_element(monkeypatch, fmt, chunk):
+    """FP8 reads the sign bytes through an unaligned view one byte in; the array's last
+    element has no byte after it and takes its own path."""
+    monkeypatch.setattr(fast, "CHUNK_ELEMENTS", chunk)
+    x = mixed_bf16((5, 96), seed=23)
+    last_block = np.linspace(0.5, 3.0, 32, dtype=np.float32)
+    last_block[-1] = -1.5
+    x[-1, -32:] = last_block.astype(ml_dtypes.bfloat16)
+    codes, _ = quantize_mx(x, fmt, (1, 32))
+    want, _ = quantize_mx_reference(x, fmt, (1, 32))
+    np.testing.assert_array_equal(codes, want)
+    assert codes[-1, -1] & 0x80
+
+
+def test_fast_quantize_geometry_and_format_changes():
+    """The per-thread workspace is rebuilt or reused as shapes, block geometries, formats
+    and chunk sizes change from call to call."""
+    cases = [
+        ((64, 256), (1, 32), MxFormat.E4M3FN),
+        ((64, 40), (8, 4), MxFormat.E5M2),
+        ((64, 256), (1, 32), MxFormat.E2M1),
+        ((3, 64, 256), (1, 1, 32), MxFormat.E4M3FN),
+        ((1024,), (32,), MxFormat.E5M2),
+        ((992,), (32,), MxFormat.E5M2),
+        ((64, 256), (1, 32), MxFormat.E4M3FN),
+    ]
+    for seed, (shape, block_shape, fmt) in enumerate(cases):
+        x = mixed_bf16(shape, seed=seed)
+        got = quantize_mx(x, fmt, block_shape)
+        want = quantize_mx_reference(x, fmt, block_shape)
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_fast_quantize_from_several_threads():
+    """Each thread has its own workspace: concurrent calls (numpy releases the GIL inside
+    every ufunc) give the reference bits."""
+    cases = [
+        (mixed_bf16((96, 4096), seed=seed), fmt)
+        for seed, fmt in enumerate([MxFormat.E4M3FN, MxFormat.E5M2, MxFormat.E2M1] * 2)
+    ]
+    wants = [quantize_mx_reference(x, fmt, (1, 32)) for x, fmt in cases]
+
+    def work(case: int) -> bool:
+        x, fmt = cases[case]
+        for _ in range(3):
+            codes, scale = quantize_mx(x, fmt, (1, 32))
+            if not (
+                np.array_equal(codes, wants[case][0]) and np.array_equal(scale, wants[case][1])
+            ):
+                return False
+        return True
+
+    with ThreadPoolExecutor(max_workers=len(cases)) as pool:
+        assert all(pool.map(work, range(len(cases))))
