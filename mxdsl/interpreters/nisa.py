@@ -35,8 +35,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
-from xdsl.dialects import memref
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     FloatAttr,
@@ -48,17 +49,20 @@ from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
     PythonValues,
+    ReturnedValues,
     impl,
     register_impls,
 )
 from xdsl.interpreters.builtin import scalar_attr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.exceptions import InterpretationError
+from xdsl.utils.scoped_dict import ScopedDict
 
 from mxdsl.dialects import nisa
 from mxdsl.interpreters import OpInterpretationError, is_float_dtype, numpy_dtype, round_to
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass
+from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass_f64
 from mxdsl.numerics.reference import quantize_mx_reference
 
 F32 = np.dtype(np.float32)
@@ -145,6 +149,47 @@ def to_f32(array: np.ndarray) -> np.ndarray:
     if array.dtype == F32:
         return array
     return round_to(array, F32)
+
+
+_EXACT_IN_F32 = frozenset(
+    np.dtype(t)
+    for t in (
+        np.float32,
+        np.float16,
+        ml_dtypes.bfloat16,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.float8_e8m0fnu,
+        ml_dtypes.float4_e2m1fn,
+    )
+)
+"""Float dtypes that widen to float32 exactly, so ``to_f32(x).astype(float64)`` is
+``x.astype(float64)``."""
+
+
+def _as_f64(array: np.ndarray) -> np.ndarray:
+    """``to_f32(array)`` widened to float64, in one conversion where that is exact."""
+    if array.dtype in _EXACT_IN_F32:
+        return array.astype(np.float64)
+    return to_f32(array).astype(np.float64)
+
+
+_MAGNITUDE_BITS = {
+    np.dtype(np.float32): (np.dtype(np.uint32), 0x7FFF_FFFF),
+    np.dtype(ml_dtypes.bfloat16): (np.dtype(np.uint16), 0x7FFF),
+    np.dtype(np.float16): (np.dtype(np.uint16), 0x7FFF),
+}
+
+
+def _nonzero_columns(tile: np.ndarray) -> np.ndarray:
+    """Which columns of a 2-D matmul operand hold an element other than +-0 (NaN counts
+    as nonzero): ``tile.astype(float64).any(axis=0)``, for f32 / bf16 / f16 from an OR
+    of the bit patterns (cheaper than a float reduction)."""
+    bits = _MAGNITUDE_BITS.get(tile.dtype)
+    if bits is None:
+        return np.asarray(_as_f64(tile).any(axis=0))
+    word, magnitude = bits
+    return (np.bitwise_or.reduce(tile.view(word), axis=0) & magnitude) != 0
 
 
 def _scalar_operand(value: Any, partitions: int) -> Any:
@@ -318,6 +363,73 @@ def install_core_context(interpreter: Interpreter, context: CoreContext) -> None
 # --------------------------------------------------------------- memref views
 
 
+class _SubviewPlan:
+    """The static part of a ``memref.subview``, worked out once per op: static offsets
+    (dynamic ones filled in per run), sizes and strides (all static), and the dims a
+    rank reduction drops (indexed by their offset instead of a slice)."""
+
+    __slots__ = ("dropped", "dynamic_dims", "offsets", "sizes", "strides")
+
+    def __init__(
+        self,
+        offsets: tuple[int, ...],
+        dynamic_dims: tuple[int, ...],
+        sizes: tuple[int, ...],
+        strides: tuple[int, ...],
+        dropped: frozenset[int],
+    ) -> None:
+        self.offsets = offsets
+        self.dynamic_dims = dynamic_dims
+        self.sizes = sizes
+        self.strides = strides
+        self.dropped = dropped
+
+
+def _subview_plan(op: memref.SubviewOp) -> _SubviewPlan | None:
+    """The op's plan, or None when a size or stride is dynamic (the general path)."""
+    sizes = tuple(int(v) for v in op.static_sizes.get_values())
+    strides = tuple(int(v) for v in op.static_strides.get_values())
+    if DYNAMIC_INDEX in sizes or DYNAMIC_INDEX in strides:
+        return None
+    static_offsets = tuple(int(v) for v in op.static_offsets.get_values())
+    dynamic_dims = tuple(d for d, v in enumerate(static_offsets) if v == DYNAMIC_INDEX)
+    result_type = op.result.type
+    assert isinstance(result_type, MemRefType)
+    result_shape = list(result_type.get_shape())
+    dropped: set[int] = set()
+    if len(result_shape) < len(sizes):  # as in _subview
+        kept = 0
+        for dim, size in enumerate(sizes):
+            if kept < len(result_shape) and result_shape[kept] == size:
+                kept += 1
+            elif size == 1:
+                dropped.add(dim)
+    return _SubviewPlan(static_offsets, dynamic_dims, sizes, strides, frozenset(dropped))
+
+
+def _planned_subview(
+    op: memref.SubviewOp, plan: _SubviewPlan, source: np.ndarray, dynamic: tuple[Any, ...]
+) -> np.ndarray:
+    """:func:`_subview` from a plan (same view, same bounds errors)."""
+    offsets = list(plan.offsets)
+    for dim, value in zip(plan.dynamic_dims, dynamic, strict=True):
+        offsets[dim] = value.value.data if isinstance(value, IntegerAttr) else int(value)
+    shape = source.shape
+    index: list[Any] = []
+    dropped = plan.dropped
+    for dim, (offset, size, stride) in enumerate(
+        zip(offsets, plan.sizes, plan.strides, strict=True)
+    ):
+        last = offset + (size - 1) * stride
+        if offset < 0 or size < 0 or (size > 0 and not 0 <= last < shape[dim]):
+            return _subview(op, source, [as_int(v) for v in dynamic])  # raises
+        if dim in dropped:
+            index.append(offset)
+        else:
+            index.append(slice(offset, offset + size * stride if size else offset, stride))
+    return source[tuple(index)]
+
+
 def _subview(op: memref.SubviewOp, source: np.ndarray, dynamic: list[int]) -> np.ndarray:
     values = iter(dynamic)
 
@@ -366,7 +478,56 @@ def _reshape_view(op: Operation, source: np.ndarray, shape: tuple[int, ...]) -> 
 
 @register_impls
 class NisaFunctions(InterpreterFunctions):
-    """``@impl`` for every ``nisa`` op, and the ``memref`` ops as numpy views."""
+    """``@impl`` for every ``nisa`` op, and the ``memref`` ops as numpy views.
+
+    Also ``scf.for`` and ``arith.addi`` / ``subi`` / ``muli`` with the upstream semantics,
+    but reusing the (immutable) ``IntegerAttr`` values of an index (:func:`_int_attr`):
+    building and verifying a fresh attribute per loop iteration and per address
+    computation was a large part of the interpreter's per-op cost."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._subview_plans: dict[Operation, _SubviewPlan | None] = {}
+        self._loop_plans: dict[Operation, _LoopPlan | None] = {}
+
+    # ------------------------------------------------------ scf / arith (index)
+
+    @impl(scf.ForOp)
+    def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues):
+        lb, ub, step, *packed = args
+        loop_args = tuple(packed)
+        value_type = op.lb.type
+        bitwidth = interpreter.index_bitwidth
+        plan = self._loop_plans.get(op, _NO_PLAN)
+        if plan is _NO_PLAN:
+            plan = self._loop_plans[op] = _loop_plan(op)
+        outer: dict[SSAValue, Any] = {}
+        if plan is not None and len(range(lb.value.data, ub.value.data, step.value.data)):
+            # the values the body reads from enclosing scopes: fixed for the whole loop
+            scope = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
+            outer = {value: scope[value] for value in plan.outer}
+        for i in range(lb.value.data, ub.value.data, step.value.data):
+            iv = _int_attr(i, value_type, bitwidth)
+            if plan is None:
+                loop_args = interpreter.run_ssacfg_region(op.body, (iv, *loop_args), "for_loop")
+            else:
+                loop_args = _run_loop_body(interpreter, plan, outer, (iv, *loop_args))
+        return loop_args
+
+    @impl(arith.AddiOp)
+    def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
+        value = args[0].value.data + args[1].value.data
+        return (_int_attr(value, op.result.type, interpreter.index_bitwidth),)
+
+    @impl(arith.SubiOp)
+    def run_subi(self, interpreter: Interpreter, op: arith.SubiOp, args: PythonValues):
+        value = args[0].value.data - args[1].value.data
+        return (_int_attr(value, op.result.type, interpreter.index_bitwidth),)
+
+    @impl(arith.MuliOp)
+    def run_muli(self, interpreter: Interpreter, op: arith.MuliOp, args: PythonValues):
+        value = args[0].value.data * args[1].value.data
+        return (_int_attr(value, op.result.type, interpreter.index_bitwidth),)
 
     # ---------------------------------------------------------------- memref
 
@@ -385,8 +546,14 @@ class NisaFunctions(InterpreterFunctions):
 
     @impl(memref.SubviewOp)
     def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues):
-        source, *dynamic = args
-        return (_subview(op, source, [as_int(v) for v in dynamic]),)
+        source = args[0]
+        plans = self._subview_plans
+        plan = plans.get(op, _NO_PLAN)
+        if plan is _NO_PLAN:
+            plan = plans[op] = _subview_plan(op)
+        if plan is None:
+            return (_subview(op, source, [as_int(v) for v in args[1:]]),)
+        return (_planned_subview(op, plan, source, args[1:]),)
 
     @impl(memref.ExpandShapeOp)
     def run_expand_shape(
@@ -494,7 +661,11 @@ class NisaFunctions(InterpreterFunctions):
     @impl(nisa.NcMatmulOp)
     def run_nc_matmul(self, interpreter: Interpreter, op: nisa.NcMatmulOp, args: PythonValues):
         dst, stationary, moving = args
-        product = pe_pass(to_f32(stationary).T, to_f32(moving))
+        # [K, M]^T x [K, N]: each operand widened to float64 once (exactly, as to_f32
+        # then float64 would), zero token rows / columns skipped (pe_pass_f64)
+        rows = _nonzero_columns(stationary)
+        cols = _nonzero_columns(moving)
+        product = pe_pass_f64(_as_f64(stationary).T, _as_f64(moving), rows, cols)
         _write_matmul(op, dst, product, op.accumulate is not None)
         return ()
 
@@ -505,7 +676,7 @@ class NisaFunctions(InterpreterFunctions):
         rhs = _mx_operand(op, "moving", moving, moving_scale, op.moving)
         # [M, 4P] x [4P, N]: k = 4p + q, the same K order as the HLO ScaledMatmul on
         # data laid out with k = 4p + q; one PE pass (mxdsl.numerics.matmul).
-        product = pe_pass(lhs, rhs.T)
+        product = pe_pass_f64(lhs, rhs.T)
         _write_matmul(op, dst, product, op.accumulate is not None)
         return ()
 
@@ -671,6 +842,94 @@ class NisaFunctions(InterpreterFunctions):
         return (IntegerAttr(_wrap_i32(value), result_type),)
 
 
+_NO_PLAN: Any = object()
+
+
+class _LoopPlan:
+    """An ``scf.for`` body (one block) worked out once: its block arguments, its ops with
+    their operands, and the values it reads from enclosing scopes."""
+
+    __slots__ = ("block_args", "outer", "steps")
+
+    def __init__(self, block: Block) -> None:
+        self.block_args = tuple(block.args)
+        local: set[SSAValue] = set(block.args)
+        outer: dict[SSAValue, None] = {}
+        steps: list[tuple[Operation, tuple[SSAValue, ...], tuple[SSAValue, ...]]] = []
+        for body_op in block.ops:
+            operands = tuple(body_op.operands)
+            for value in operands:
+                if value not in local:
+                    outer[value] = None
+            steps.append((body_op, operands, tuple(body_op.results)))
+            local.update(body_op.results)
+        self.outer = tuple(outer)
+        self.steps = tuple(steps)
+
+
+def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
+    blocks = list(op.body.blocks)
+    if len(blocks) != 1:
+        return None
+    return _LoopPlan(blocks[0])
+
+
+def _run_loop_body(
+    interpreter: Interpreter,
+    plan: _LoopPlan,
+    outer: dict[SSAValue, Any],
+    args: tuple[Any, ...],
+) -> Any:
+    """One iteration of an ``scf.for`` body: what ``interpreter.run_ssacfg_region`` does
+    (a new scope holding the block arguments and every result, each op run through
+    ``Interpreter._run_op`` with its listeners), but reading operands from one flat dict
+    (the enclosing-scope values looked up once per loop) instead of walking the
+    scope chain per operand). ``outer``: the values of ``plan.outer``."""
+    parent = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
+    local: dict[SSAValue, Any] = dict(zip(plan.block_args, args, strict=True))
+    env = outer.copy()
+    env.update(local)
+    interpreter._ctx = ScopedDict(parent, name="for_loop", local_scope=local)  # pyright: ignore[reportPrivateUsage]
+    results: Any = ()
+    run_op = interpreter._run_op  # pyright: ignore[reportPrivateUsage]
+    for body_op, operands, op_results in plan.steps:
+        result = run_op(body_op, tuple([env[value] for value in operands]))
+        values = result.values
+        if len(op_results) != len(values):  # as run_ssacfg_region asserts
+            interpreter.interpreter_assert(
+                False,
+                f"Incorrect number of results for op {body_op.name}, expected "
+                f"{len(op_results)} but got {len(values)}",
+            )
+        for value, python_value in zip(op_results, values, strict=True):
+            local[value] = python_value
+            env[value] = python_value
+        terminator = result.terminator_value
+        if terminator is not None:
+            if not isinstance(terminator, ReturnedValues):
+                raise InterpretationError("scf.for body branches to a successor")
+            results = terminator.values
+            break
+    interpreter._ctx = parent  # pyright: ignore[reportPrivateUsage]
+    return results
+
+
+_INT_ATTRS: dict[tuple[int, Attribute, int], Any] = {}
+_INT_ATTRS_MAX = 1 << 16
+
+
+def _int_attr(value: int, value_type: Attribute, bitwidth: Any) -> Any:
+    """``scalar_attr(value, value_type, bitwidth)`` (an index or integer), memoized:
+    IntegerAttr is immutable, so equal values can share one attribute."""
+    key = (value, value_type, bitwidth)
+    attr = _INT_ATTRS.get(key)
+    if attr is None:
+        if len(_INT_ATTRS) >= _INT_ATTRS_MAX:
+            _INT_ATTRS.clear()
+        attr = _INT_ATTRS[key] = scalar_attr(value, value_type, bitwidth)
+    return attr
+
+
 def _wrap_i32(value: int) -> int:
     value &= 0xFFFF_FFFF
     return value - (1 << 32) if value >= 1 << 31 else value
@@ -692,10 +951,10 @@ def _write_matmul(op: Operation, dst: np.ndarray, product: np.ndarray, accumulat
 def _mx_operand(
     op: Operation, role: str, data: np.ndarray, scale: np.ndarray, value: SSAValue
 ) -> np.ndarray:
-    """An x4 matmul operand ``[P, F]`` dequantized to f32 ``[F, 4P]`` (k = 4p + q), its
-    scale rows read from the quadrant layout."""
-    rows = np.ascontiguousarray(scale[scale_rows(data.shape[0])])
-    return mx_matmul_operand(data, rows, x4_format(_elem_type(value)))
+    """An x4 matmul operand ``[P, F]`` dequantized (f32 values, held as float64 for the
+    PE pass) to ``[F, 4P]`` (k = 4p + q), its scale rows read from the quadrant layout."""
+    rows = scale[scale_rows(data.shape[0])]  # advanced indexing: a fresh contiguous array
+    return mx_matmul_operand(data, rows, x4_format(_elem_type(value)), dtype=np.float64)
 
 
 __all__ = [
