@@ -221,13 +221,8 @@ class _Workspace:
         self.views: dict[int, tuple] = {}
 
     def fits(self, plan: ChunkPlan) -> bool:
-        """The same chunk layout (capacity and block geometry) as ``plan``."""
-        mine = self.plan
-        return (
-            mine.capacity == plan.capacity
-            and mine.block == plan.block
-            and mine.shape[1:] == plan.shape[1:]
-        )
+        """Buffers and views right for ``plan``: the same chunk capacity and block."""
+        return self.plan.capacity == plan.capacity and self.plan.block == plan.block
 
     def chunk_views(self, n: int) -> tuple:
         """The buffers of a chunk of ``n`` elements and their views (built once)."""

@@ -200,6 +200,7 @@ def test_fast_quantize_geometry_and_format_changes():
         ((64, 40), (8, 4), MxFormat.E5M2),
         ((64, 256), (1, 32), MxFormat.E2M1),
         ((3, 64, 256), (1, 1, 32), MxFormat.E4M3FN),
+        ((128, 128), (1, 32), MxFormat.E4M3FN),
         ((1024,), (32,), MxFormat.E5M2),
         ((992,), (32,), MxFormat.E5M2),
         ((64, 256), (1, 32), MxFormat.E4M3FN),
