@@ -315,6 +315,7 @@ def test_registered_in_the_universe():
         "nisa.sendrecv",
         "nisa.core_barrier",
         "nisa.register_load",
+        "nisa.view_cast",
     } == names
 
 
