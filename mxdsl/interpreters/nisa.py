@@ -489,9 +489,7 @@ class NisaFunctions(InterpreterFunctions):
         super().__init__()
         self._subview_plans: dict[Operation, _SubviewPlan | None] = {}
         self._loop_plans: dict[Operation, _LoopPlan | None] = {}
-        # nc_matmul operand reuse (see run_nc_matmul and _run_loop_body)
         self._scan_skips: dict[tuple[Operation, int], int] = {}
-        self._memo = _OperandMemo()
 
     # ------------------------------------------------------ scf / arith (index)
 
@@ -509,25 +507,12 @@ class NisaFunctions(InterpreterFunctions):
             # the values the body reads from enclosing scopes: fixed for the whole loop
             scope = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
             outer = {value: scope[value] for value in plan.outer}
-        memo = self._memo
-        was_live = memo.live
-        if not was_live or plan is None:
-            memo.drop_all()  # ops ran that the memo did not see
-        memo.live = plan is not None
-        try:
-            for i in range(lb.value.data, ub.value.data, step.value.data):
-                iv = _int_attr(i, value_type, bitwidth)
-                if plan is None:
-                    loop_args = interpreter.run_ssacfg_region(op.body, (iv, *loop_args), "for_loop")
-                else:
-                    loop_args = _run_loop_body(interpreter, memo, plan, outer, (iv, *loop_args))
-        except BaseException:
-            memo.drop_all()
-            memo.live = False
-            raise
-        if not was_live or plan is None:
-            memo.drop_all()  # what follows is not seen by the memo
-        memo.live = was_live
+        for i in range(lb.value.data, ub.value.data, step.value.data):
+            iv = _int_attr(i, value_type, bitwidth)
+            if plan is None:
+                loop_args = interpreter.run_ssacfg_region(op.body, (iv, *loop_args), "for_loop")
+            else:
+                loop_args = _run_loop_body(interpreter, plan, outer, (iv, *loop_args))
         return loop_args
 
     @impl(arith.AddiOp)
@@ -678,35 +663,19 @@ class NisaFunctions(InterpreterFunctions):
     def run_nc_matmul(self, interpreter: Interpreter, op: nisa.NcMatmulOp, args: PythonValues):
         dst, stationary, moving = args
         # [K, M]^T x [K, N]: each operand widened to float64 once (exactly, as to_f32
-        # then float64 would), zero token rows / columns skipped (pe_pass_f64); inside
-        # loop bodies the widening is memoized until the tile's buffer is written
-        # (_OperandMemo: the moving tiles are shared by the gate and up matmuls and by
-        # every I tile / token tile)
-        memo = self._memo
-        stationary64, rows = memo.get(stationary) if memo.live else _NO_ENTRY
-        if stationary64 is None:
-            rows = self._operand_mask(op, 0, stationary)
-            stationary64 = _as_f64(stationary)
-            if memo.live:
-                memo.put(stationary, stationary64, rows)
-        moving64, cols = memo.get(moving) if memo.live else _NO_ENTRY
-        if moving64 is None:
-            cols = self._operand_mask(op, 1, moving)
-            moving64 = _as_f64(moving)
-            if memo.live:
-                memo.put(moving, moving64, cols)
-        assert rows is not None
-        assert cols is not None
-        # pe_pass_f64 may modify the masks
-        product = pe_pass_f64(stationary64.T, moving64, rows.copy(), cols.copy())
+        # then float64 would), zero token rows / columns skipped (pe_pass_f64)
+        rows = self._operand_mask(op, 0, stationary)
+        cols = self._operand_mask(op, 1, moving)
+        product = pe_pass_f64(_as_f64(stationary).T, _as_f64(moving), rows, cols)
         _write_matmul(op, dst, product, op.accumulate is not None)
         return ()
 
     def _operand_mask(self, op: Operation, which: int, tile: np.ndarray) -> np.ndarray:
         """The nonzero-column mask of operand ``which`` (0 stationary, 1 moving) of an
         nc_matmul, or all True without scanning when the last scan of this operand of
-        this op found no zero column (rescanned every ``_RESCAN_EVERY`` runs). An all-True
-        mask only turns off a skip: the product is the same bit for bit (pe_pass_f64)."""
+        this op found no zero column (then rescanned every ``_RESCAN_EVERY`` runs): the
+        weight tiles never have one. An all-True mask only turns a skip off, so the
+        product is the same bit for bit (pe_pass_f64)."""
         key = (op, which)
         skips = self._scan_skips.get(key, 0)
         if skips:
@@ -893,135 +862,7 @@ class NisaFunctions(InterpreterFunctions):
 _NO_PLAN: Any = object()
 
 _RESCAN_EVERY = 16
-"""How often an nc_matmul operand that had no zero column is scanned again."""
-
-_NO_ENTRY: tuple[None, None] = (None, None)
-_MEMO_MAX_ENTRIES = 128
-
-
-class _OperandMemo:
-    """nc_matmul operands widened to float64 (with their nonzero-column masks), kept
-    while nothing may have written them.
-
-    An entry is keyed by the tile's place in its buffer (the buffer that owns the memory,
-    the byte offset, shape, strides, dtype) and grouped by that buffer. It is used only
-    while ``live``: while the ops run since it was made were all seen by
-    ``_run_loop_body`` (a planned ``scf.for`` body, and the planned loops nested in it).
-    Any op that writes its first operand only (``_DST_WRITERS``, nc_matmul included)
-    drops the entries of the buffer that operand lives in; any other op that may write
-    memory or run unseen ops (a region op, a core hand-off, an unknown op) drops them all
-    first, as does entering or leaving the loop nest. Tiles whose buffer does not own its
-    memory outright (``base`` not None) are not memoized and a write to one drops all."""
-
-    __slots__ = ("by_buffer", "count", "live")
-
-    def __init__(self) -> None:
-        self.by_buffer: dict[int, dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]]]
-        self.by_buffer = {}
-        self.count = 0
-        self.live = False
-
-    @staticmethod
-    def _owner(tile: np.ndarray) -> np.ndarray | None:
-        base = tile.base
-        owner = tile if base is None else base
-        if not isinstance(owner, np.ndarray) or owner.base is not None:
-            return None
-        return owner
-
-    @staticmethod
-    def _key(tile: np.ndarray) -> tuple[Any, ...]:
-        return (tile.__array_interface__["data"][0], tile.shape, tile.strides, tile.dtype)
-
-    def get(self, tile: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-        owner = self._owner(tile)
-        if owner is None:
-            return _NO_ENTRY
-        entries = self.by_buffer.get(id(owner))
-        if not entries:
-            return _NO_ENTRY
-        entry = entries.get(self._key(tile))
-        if entry is None:
-            return _NO_ENTRY
-        return entry[1], entry[2]
-
-    def put(self, tile: np.ndarray, wide: np.ndarray, mask: np.ndarray) -> None:
-        owner = self._owner(tile)
-        if owner is None:
-            return
-        if self.count >= _MEMO_MAX_ENTRIES:
-            self.drop_all()
-        # the entry holds the tile (so its buffer, whose id is the group key, stays alive)
-        self.by_buffer.setdefault(id(owner), {})[self._key(tile)] = (tile, wide, mask.copy())
-        self.count += 1
-
-    def written(self, dst: Any) -> None:
-        """``dst`` was (or may have been) written."""
-        if not self.by_buffer:
-            return
-        if not isinstance(dst, np.ndarray):
-            self.drop_all()
-            return
-        owner = self._owner(dst)
-        if owner is None:
-            self.drop_all()
-            return
-        entries = self.by_buffer.pop(id(owner), None)
-        if entries:
-            self.count -= len(entries)
-
-    def drop_all(self) -> None:
-        if self.by_buffer:
-            self.by_buffer = {}
-        self.count = 0
-
-
-_PURE_OPS = (
-    memref.SubviewOp,
-    memref.ExpandShapeOp,
-    memref.CollapseShapeOp,
-    memref.CastOp,
-    memref.DeallocOp,
-    arith.ConstantOp,
-    arith.AddiOp,
-    arith.SubiOp,
-    arith.MuliOp,
-    scf.YieldOp,
-    nisa.ProgramIdOp,
-    nisa.NumProgramsOp,
-    nisa.ViewCastOp,
-)
-"""Ops that write no memory and run no other ops (memoized operands stay valid)."""
-
-_DST_WRITERS = (
-    nisa.DmaCopyOp,
-    nisa.DmaComputeOp,
-    nisa.MemsetOp,
-    nisa.IotaOp,
-    nisa.TensorCopyOp,
-    nisa.NcMatmulOp,
-    nisa.NcMatmulMxOp,
-    nisa.NcTransposeOp,
-    nisa.TensorTensorOp,
-    nisa.TensorScalarOp,
-    nisa.ScalarTensorTensorOp,
-    nisa.TensorReduceOp,
-    nisa.ActivationOp,
-    nisa.TensorCopyPredicatedOp,
-)
-"""Ops whose only memory write is to their first operand (the ``dst``)."""
-
-_PURE, _WRITES_DST, _LOOP, _OTHER = range(4)
-
-
-def _step_kind(op: Operation) -> int:
-    if isinstance(op, _PURE_OPS):
-        return _PURE
-    if isinstance(op, _DST_WRITERS):
-        return _WRITES_DST
-    if isinstance(op, scf.ForOp):
-        return _LOOP  # run_for keeps the memo's view of the ops it runs
-    return _OTHER
+"""How often an nc_matmul operand whose last scan found no zero column is scanned."""
 
 
 class _LoopPlan:
@@ -1030,19 +871,17 @@ class _LoopPlan:
 
     __slots__ = ("block_args", "outer", "steps")
 
-    steps: tuple[tuple[Operation, tuple[SSAValue, ...], tuple[SSAValue, ...], int], ...]
-
     def __init__(self, block: Block) -> None:
         self.block_args = tuple(block.args)
         local: set[SSAValue] = set(block.args)
         outer: dict[SSAValue, None] = {}
-        steps: list[tuple[Operation, tuple[SSAValue, ...], tuple[SSAValue, ...], int]] = []
+        steps: list[tuple[Operation, tuple[SSAValue, ...], tuple[SSAValue, ...]]] = []
         for body_op in block.ops:
             operands = tuple(body_op.operands)
             for value in operands:
                 if value not in local:
                     outer[value] = None
-            steps.append((body_op, operands, tuple(body_op.results), _step_kind(body_op)))
+            steps.append((body_op, operands, tuple(body_op.results)))
             local.update(body_op.results)
         self.outer = tuple(outer)
         self.steps = tuple(steps)
@@ -1057,7 +896,6 @@ def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
 
 def _run_loop_body(
     interpreter: Interpreter,
-    memo: _OperandMemo,
     plan: _LoopPlan,
     outer: dict[SSAValue, Any],
     args: tuple[Any, ...],
@@ -1066,29 +904,16 @@ def _run_loop_body(
     (a new scope holding the block arguments and every result, each op run through
     ``Interpreter._run_op`` with its listeners), but reading operands from one flat dict
     (the enclosing-scope values looked up once per loop) instead of walking the
-    scope chain per operand). ``outer``: the values of ``plan.outer``.
-
-    Each op is classified for the nc_matmul operand memo (:class:`_OperandMemo`)."""
+    scope chain per operand). ``outer``: the values of ``plan.outer``."""
     parent = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
     local: dict[SSAValue, Any] = dict(zip(plan.block_args, args, strict=True))
     env = outer.copy()
     env.update(local)
     interpreter._ctx = ScopedDict(parent, name="for_loop", local_scope=local)  # pyright: ignore[reportPrivateUsage]
-    run_op = interpreter._run_op  # pyright: ignore[reportPrivateUsage]
     results: Any = ()
-    for body_op, operands, op_results, kind in plan.steps:
-        inputs = tuple([env[value] for value in operands])
-        if kind in (_PURE, _LOOP):
-            result = run_op(body_op, inputs)
-        elif kind == _WRITES_DST:
-            result = run_op(body_op, inputs)
-            memo.written(inputs[0])
-        else:
-            memo.drop_all()
-            memo.live = False
-            result = run_op(body_op, inputs)
-            memo.drop_all()
-            memo.live = True
+    run_op = interpreter._run_op  # pyright: ignore[reportPrivateUsage]
+    for body_op, operands, op_results in plan.steps:
+        result = run_op(body_op, tuple([env[value] for value in operands]))
         values = result.values
         if len(op_results) != len(values):  # as run_ssacfg_region asserts
             interpreter.interpreter_assert(
