@@ -489,7 +489,6 @@ class NisaFunctions(InterpreterFunctions):
         super().__init__()
         self._subview_plans: dict[Operation, _SubviewPlan | None] = {}
         self._loop_plans: dict[Operation, _LoopPlan | None] = {}
-        self._scan_skips: dict[tuple[Operation, int], int] = {}
 
     # ------------------------------------------------------ scf / arith (index)
 
@@ -664,27 +663,11 @@ class NisaFunctions(InterpreterFunctions):
         dst, stationary, moving = args
         # [K, M]^T x [K, N]: each operand widened to float64 once (exactly, as to_f32
         # then float64 would), zero token rows / columns skipped (pe_pass_f64)
-        rows = self._operand_mask(op, 0, stationary)
-        cols = self._operand_mask(op, 1, moving)
+        rows = _nonzero_columns(stationary)
+        cols = _nonzero_columns(moving)
         product = pe_pass_f64(_as_f64(stationary).T, _as_f64(moving), rows, cols)
         _write_matmul(op, dst, product, op.accumulate is not None)
         return ()
-
-    def _operand_mask(self, op: Operation, which: int, tile: np.ndarray) -> np.ndarray:
-        """The nonzero-column mask of operand ``which`` (0 stationary, 1 moving) of an
-        nc_matmul, or all True without scanning when the last scan of this operand of
-        this op found no zero column (then rescanned every ``_RESCAN_EVERY`` runs): the
-        weight tiles never have one. An all-True mask only turns a skip off, so the
-        product is the same bit for bit (pe_pass_f64)."""
-        key = (op, which)
-        skips = self._scan_skips.get(key, 0)
-        if skips:
-            self._scan_skips[key] = skips - 1
-            return np.ones(tile.shape[1], dtype=np.bool_)
-        mask = _nonzero_columns(tile)
-        if mask.all():
-            self._scan_skips[key] = _RESCAN_EVERY - 1
-        return mask
 
     @impl(nisa.NcMatmulMxOp)
     def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
@@ -860,9 +843,6 @@ class NisaFunctions(InterpreterFunctions):
 
 
 _NO_PLAN: Any = object()
-
-_RESCAN_EVERY = 16
-"""How often an nc_matmul operand whose last scan found no zero column is scanned."""
 
 
 class _LoopPlan:

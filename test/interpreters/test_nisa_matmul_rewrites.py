@@ -1,7 +1,7 @@
 """nc_matmul in nisa loop bodies reads its operand tiles as they are now: after a write
 (direct, through a subview, in a nested loop, by a DMA) and when zero columns appear in
-a tile whose earlier runs had none (the interpreter then skips the zero scan for a
-while: a full product, the same bits). Every result is checked bit for bit against a
+a tile whose earlier runs had none (guards against caching a tile's float64 widening or
+its zero-column scan across writes). Every result is checked bit for bit against a
 plain-numpy replay of the same PE passes."""
 # ruff: noqa: E501  (IR text of the kernels under test)
 
