@@ -38,6 +38,11 @@ MX_MATMUL_K_TILE = 128 * 4
 """Contraction elements per ``nc_matmul_mx`` pass: 128 partitions x 4 packed lanes."""
 
 
+_IEEE_SPECIALS = np.errstate(invalid="ignore", over="ignore")
+"""0 * inf = NaN and fp32 overflow to inf are the modelled results, not warnings."""
+
+
+@_IEEE_SPECIALS
 def pe_pass(lhs: npt.ArrayLike, rhs: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """One PE-array pass ``lhs[..., M, K] @ rhs[..., K, N]``: the K products summed in
     float64 and rounded once to fp32."""
@@ -46,6 +51,7 @@ def pe_pass(lhs: npt.ArrayLike, rhs: npt.ArrayLike) -> npt.NDArray[np.float32]:
     return np.matmul(lhs64, rhs64).astype(np.float32)
 
 
+@_IEEE_SPECIALS
 def pe_pass_f64(
     lhs: np.ndarray,
     rhs: np.ndarray,
