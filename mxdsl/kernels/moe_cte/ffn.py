@@ -200,34 +200,43 @@ class BlockFFN:
 
     def load_tokens(self, s: Index, row0: Index) -> None:
         """Token ids ``token_position_to_id[row0 : row0 + Bc]``, affinities, and the
-        transposed hidden rows into buffer set ``s`` (needs ``e_f`` for affinities)."""
-        kb, g = self.kb, self.g
-        hidden = self.arg["hidden_states"]
-        with kb.loop(0, g.nbt) as j:
-            ids = kb.view(self.ids, [0, s, j], [PMAX, 1, 1], drop=[1])
-            j0 = kb.mul(j, PMAX)
-            src = kb.view(self.arg["token_position_to_id"], [kb.add(row0, j0)], [PMAX])
-            kb.emit(nisa.DmaCopyOp(ids, src))
-            kb.emit(nisa.DmaCopyOp(self.x, hidden, src_index=ids))
-            if self.needs_affinity:
-                affc = kb.view(self.affc, [0, s, j], [PMAX, 1, 1], drop=[1])
-                kb.emit(
-                    nisa.TensorScalarOp(
-                        self.aidx, ids, AluOp.MULTIPLY, kb.f32(g.E), AluOp.ADD, self.e_f
-                    )
-                )
-                kb.emit(
-                    nisa.DmaCopyOp(affc, self.arg["expert_affinities_masked"], src_index=self.aidx)
-                )
-                if self.pre_scale:
-                    kb.emit(nisa.TensorScalarOp(self.x, self.x, AluOp.MULTIPLY, affc))
-            with kb.loop(0, g.kt) as k:
-                xk = kb.view(self.x3, [0, k, 0], [PMAX, 1, PMAX], drop=[1])
-                kb.emit(nisa.NcTransposeOp(self.tp, xk))
-                dst = kb.view(self.xT, [0, s, k, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
-                kb.emit(nisa.TensorCopyOp(dst, self.tp))
+        hidden rows into buffer set ``s`` (needs ``e_f`` for affinities), one 128-row
+        token tile at a time: gathered by :meth:`gather_token_tile`, then laid out for
+        the gate/up matmul by :meth:`stage_token_tile`."""
+        with self.kb.loop(0, self.g.nbt) as j:
+            j0 = self.gather_token_tile(s, row0, j)
+            self.stage_token_tile(s, j0)
         if self.aff_on_i:
             self._affinity_rows(s)
+
+    def gather_token_tile(self, s: Index, row0: Index, j: Index) -> Index:
+        """Token tile ``j``: its ids, its hidden rows into ``x`` (indirect DMA), its
+        affinities (and the PRE_SCALE multiply); returns the tile's first row ``j * 128``."""
+        kb, g = self.kb, self.g
+        ids = kb.view(self.ids, [0, s, j], [PMAX, 1, 1], drop=[1])
+        j0 = kb.mul(j, PMAX)
+        src = kb.view(self.arg["token_position_to_id"], [kb.add(row0, j0)], [PMAX])
+        kb.emit(nisa.DmaCopyOp(ids, src))
+        kb.emit(nisa.DmaCopyOp(self.x, self.arg["hidden_states"], src_index=ids))
+        if not self.needs_affinity:
+            return j0
+        affc = kb.view(self.affc, [0, s, j], [PMAX, 1, 1], drop=[1])
+        kb.emit(
+            nisa.TensorScalarOp(self.aidx, ids, AluOp.MULTIPLY, kb.f32(g.E), AluOp.ADD, self.e_f)
+        )
+        kb.emit(nisa.DmaCopyOp(affc, self.arg["expert_affinities_masked"], src_index=self.aidx))
+        if self.pre_scale:
+            kb.emit(nisa.TensorScalarOp(self.x, self.x, AluOp.MULTIPLY, affc))
+        return j0
+
+    def stage_token_tile(self, s: Index, j0: Index) -> None:
+        """The gathered rows ``x`` transposed (H onto partitions) into ``xT``."""
+        kb, g = self.kb, self.g
+        with kb.loop(0, g.kt) as k:
+            xk = kb.view(self.x3, [0, k, 0], [PMAX, 1, PMAX], drop=[1])
+            kb.emit(nisa.NcTransposeOp(self.tp, xk))
+            dst = kb.view(self.xT, [0, s, k, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
+            kb.emit(nisa.TensorCopyOp(dst, self.tp))
 
     def _affinity_rows(self, s: Index) -> None:
         """``arow[i, token] = affinity[token]`` on every I partition (PE transpose of the

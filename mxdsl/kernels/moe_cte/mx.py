@@ -194,40 +194,19 @@ class MxBlockFFN(BlockFFN):
 
     # --------------------------------------------------- 1. load tokens
 
-    def load_tokens(self, s: Index, row0: Index) -> None:
-        """Gather the hidden rows (affinities, PRE_SCALE as in bf16), transpose them into
-        ``[p, token, q]`` per 512-row H tile and quantize them to float8_e4m3fn_x4."""
-        kb, g = self.kb, self.g
-        hidden = self.arg["hidden_states"]
-        with kb.loop(0, g.nbt) as j:
-            ids = kb.view(self.ids, [0, s, j], [PMAX, 1, 1], drop=[1])
-            j0 = kb.mul(j, PMAX)
-            src = kb.view(self.arg["token_position_to_id"], [kb.add(row0, j0)], [PMAX])
-            kb.emit(nisa.DmaCopyOp(ids, src))
-            kb.emit(nisa.DmaCopyOp(self.x, hidden, src_index=ids))
-            if self.needs_affinity:
-                affc = kb.view(self.affc, [0, s, j], [PMAX, 1, 1], drop=[1])
-                kb.emit(
-                    nisa.TensorScalarOp(
-                        self.aidx, ids, AluOp.MULTIPLY, kb.f32(g.E), AluOp.ADD, self.e_f
-                    )
-                )
-                kb.emit(
-                    nisa.DmaCopyOp(affc, self.arg["expert_affinities_masked"], src_index=self.aidx)
-                )
-                if self.pre_scale:
-                    kb.emit(nisa.TensorScalarOp(self.x, self.x, AluOp.MULTIPLY, affc))
-            with kb.loop(0, self.kt4) as t:
-                for q in range(4):
-                    xk = kb.view(self.x4v, [0, q, t, 0], [PMAX, 1, 1, PMAX], drop=[1, 2])
-                    kb.emit(nisa.NcTransposeOp(self.tp, xk))
-                    dst = kb.view(self.xsrc3, [0, 0, q], [PMAX, PMAX, 1], drop=[2])
-                    kb.emit(nisa.TensorCopyOp(dst, self.tp))
-                xq = kb.view(self.xq, [0, s, t, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
-                xs = kb.view(self.xs, [0, s, t, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
-                kb.emit(nisa.QuantizeMxOp(xq, xs, self.xsrc))
-        if self.aff_on_i:
-            self._affinity_rows(s)
+    def stage_token_tile(self, s: Index, j0: Index) -> None:
+        """The gathered rows (see :meth:`BlockFFN.gather_token_tile`) transposed into
+        ``[p, token, q]`` per 512-row H tile and quantized to float8_e4m3fn_x4."""
+        kb = self.kb
+        with kb.loop(0, self.kt4) as t:
+            for q in range(4):
+                xk = kb.view(self.x4v, [0, q, t, 0], [PMAX, 1, 1, PMAX], drop=[1, 2])
+                kb.emit(nisa.NcTransposeOp(self.tp, xk))
+                dst = kb.view(self.xsrc3, [0, 0, q], [PMAX, PMAX, 1], drop=[2])
+                kb.emit(nisa.TensorCopyOp(dst, self.tp))
+            xq = kb.view(self.xq, [0, s, t, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
+            xs = kb.view(self.xs, [0, s, t, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
+            kb.emit(nisa.QuantizeMxOp(xq, xs, self.xsrc))
 
     # ------------------------------------------------- 2. gate/up + act
 
