@@ -96,7 +96,10 @@ def format_parse_error(err: ParseError) -> str:
     """``file:line:col: error: message``, then the source line and carets (left out when
     the error is on an empty line, e.g. at the end of the input)."""
     where = err.span.get_location()
-    headline = f"{where.file}:{where.line}:{where.col}: error: {err.msg}"
+    message = err.msg.strip()
+    if not err.span.input.content[err.span.start :].strip():
+        message = f"unexpected end of input ({message}; is a closing '}}' or ')' missing?)"
+    headline = f"{where.file}:{where.line}:{where.col}: error: {message}"
     context = err.span.print_with_context().split("\n", 1)[1].rstrip("\n")
     source_line = context.split("\n", 1)[0]
     return f"{headline}\n{context}" if source_line.strip() else headline
