@@ -19,7 +19,7 @@ are no token.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -88,8 +88,13 @@ def moe_cte_golden(
     up_clamp: tuple[float | None, float | None] = (None, None),
     active_blocks: Sequence[bool] | None = None,
     affinity_on_intermediate: bool = False,
+    quantize_hidden: Callable[[np.ndarray], np.ndarray] | None = None,
+    quantize_intermediate: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
-    """The dense reference output ``[T, H]`` in float32 (see the module docstring)."""
+    """The dense reference output ``[T, H]`` in float32 (see the module docstring).
+    ``quantize_hidden`` / ``quantize_intermediate``, when given, round the (pre-scaled)
+    hidden rows and ``act(gate) * up`` where an MX kernel quantizes them (the MX-aware
+    golden of ``mx_layouts``)."""
     f32 = np.float32
     tokens = hidden_states.shape[0] - 1
     experts, hidden, _, inter = gate_up_proj_weight.shape
@@ -108,6 +113,8 @@ def moe_cte_golden(
             ExpertAffinityScaleMode.PRE_SCALE_DELAYED,
         ):
             x = a * x
+        if quantize_hidden is not None:
+            x = quantize_hidden(x)
         w = gate_up_proj_weight[e].astype(f32)
         gate = x @ w[:, 0, :]
         up = x @ w[:, 1, :]
@@ -125,6 +132,8 @@ def moe_cte_golden(
         if post and affinity_on_intermediate:  # ShardOnIConfig.expert_affinity_multiply_on_I
             inter_states = inter_states * a
             post = False
+        if quantize_intermediate is not None:
+            inter_states = quantize_intermediate(inter_states)
         h = inter_states @ down_proj_weight[e].astype(f32)
         if down_proj_scale is not None:
             h = h * down_proj_scale[e].astype(f32).reshape(-1)

@@ -28,10 +28,9 @@ from dataclasses import dataclass, replace
 import ml_dtypes
 import numpy as np
 
-from mxdsl.kernels.moe_cte.golden import activation, routed_pairs
+from mxdsl.kernels.moe_cte.golden import moe_cte_golden
 from mxdsl.kernels.moe_cte.routing import MoECTEInputs
 from mxdsl.kernels.moe_cte.spec import (
-    ExpertAffinityScaleMode,
     MoECTEImplementation,
     MoECTEOptions,
     MoECTESizes,
@@ -206,54 +205,24 @@ def moe_cte_mx_golden(
     the weights dequantized from their MX form and the hidden states (after PRE_SCALE)
     and ``act(gate) * up`` rounded to bf16 and MXFP8-quantized where the kernel does it."""
     wf = weight_format(options.mx_weights)
-    w_gu = unpack_gate_up(arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"], wf)
-    w_d = unpack_down(arrays["down_proj_weight"], arrays["down_proj_scale"], wf)
-    hidden = arrays["hidden_states"]
-    f32 = np.float32
-    tokens = hidden.shape[0] - 1
-    experts = w_gu.shape[0]
-    H = w_gu.shape[1]
-    x_all = hidden[:tokens].astype(f32)
-    aff = arrays["expert_affinities_masked"].astype(f32).reshape(tokens + 1, experts)
-    routed = routed_pairs(
-        arrays["token_position_to_id"], arrays["block_to_expert"], tokens, experts, active_blocks
+    return moe_cte_golden(
+        arrays["hidden_states"],
+        arrays["expert_affinities_masked"],
+        unpack_gate_up(arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"], wf),
+        unpack_down(arrays["down_proj_weight"], arrays["down_proj_scale"], wf),
+        arrays["token_position_to_id"],
+        arrays["block_to_expert"],
+        activation_function=options.activation,
+        scaling=options.scaling,
+        gate_and_up_proj_bias=arrays.get("gate_and_up_proj_bias"),
+        down_proj_bias=arrays.get("down_proj_bias"),
+        gate_clamp=options.gate_clamp,
+        up_clamp=options.up_clamp,
+        active_blocks=active_blocks,
+        affinity_on_intermediate=affinity_on_intermediate,
+        quantize_hidden=fake_quantize_hidden,
+        quantize_intermediate=fake_quantize_intermediate,
     )
-    gb = arrays.get("gate_and_up_proj_bias")
-    db = arrays.get("down_proj_bias")
-    scaling = options.scaling
-    out = np.zeros((tokens, H), dtype=f32)
-    for e in range(experts):
-        toks = np.flatnonzero(routed[:, e])
-        if toks.size == 0:
-            continue
-        x = x_all[toks]
-        a = aff[toks, e][:, None]
-        if scaling in (
-            ExpertAffinityScaleMode.PRE_SCALE,
-            ExpertAffinityScaleMode.PRE_SCALE_DELAYED,
-        ):
-            x = a * x
-        x = fake_quantize_hidden(x)
-        gate = x @ w_gu[e, :, 0, :]
-        up = x @ w_gu[e, :, 1, :]
-        if gb is not None:
-            gate = gate + gb[e, 0].astype(f32)
-            up = up + gb[e, 1].astype(f32)
-        gate = _clamp(gate, options.gate_clamp)
-        up = _clamp(up, options.up_clamp)
-        post = scaling == ExpertAffinityScaleMode.POST_SCALE
-        inter = activation(options.activation, gate.astype(np.float64)).astype(f32)
-        if post and affinity_on_intermediate:
-            up = up * a
-            post = False
-        inter = fake_quantize_intermediate(inter * up)
-        h = inter @ w_d[e]
-        if db is not None:
-            h = h + db[e].astype(f32)
-        if post:
-            h = h * a
-        out[toks] += h
-    return out
 
 
 # ------------------------------------------------------------------ inputs
