@@ -493,6 +493,27 @@ class AccessPatternAttr(ParametrizedAttribute):
             )
 
 
+def on_chip_ap(
+    memory: Memory,
+    p0: int,
+    np: int,
+    pattern: Sequence[tuple[int, int]],
+    dtype: Dtype | int,
+    off: int = 0,
+    ps: int = 1,
+) -> AccessPatternAttr:
+    """An SBUF or PSUM access pattern: partitions ``p0, p0 + ps, ...`` (``np`` of them)."""
+    return AccessPatternAttr(
+        memory,
+        pattern,
+        dtype=dtype,
+        offset=off,
+        start_partition=p0,
+        num_partitions=np,
+        partition_step=ps,
+    )
+
+
 def sbuf_ap(
     p0: int,
     np: int,
@@ -501,15 +522,7 @@ def sbuf_ap(
     off: int = 0,
     ps: int = 1,
 ) -> AccessPatternAttr:
-    return AccessPatternAttr(
-        Memory.SBUF,
-        pattern,
-        dtype=dtype,
-        offset=off,
-        start_partition=p0,
-        num_partitions=np,
-        partition_step=ps,
-    )
+    return on_chip_ap(Memory.SBUF, p0, np, pattern, dtype, off, ps)
 
 
 def psum_ap(
@@ -520,15 +533,7 @@ def psum_ap(
     off: int = 0,
     ps: int = 1,
 ) -> AccessPatternAttr:
-    return AccessPatternAttr(
-        Memory.PSUM,
-        pattern,
-        dtype=dtype,
-        offset=off,
-        start_partition=p0,
-        num_partitions=np,
-        partition_step=ps,
-    )
+    return on_chip_ap(Memory.PSUM, p0, np, pattern, dtype, off, ps)
 
 
 def hbm_ap(
