@@ -98,7 +98,7 @@ def format_parse_error(err: ParseError) -> str:
     where = err.span.get_location()
     message = err.msg.strip()
     if not err.span.input.content[err.span.start :].strip():
-        message = f"unexpected end of input ({message}; is a closing '}}' or ')' missing?)"
+        message = f"{message} (at the end of the input: is a closing '}}' or ')' missing?)"
     headline = f"{where.file}:{where.line}:{where.col}: error: {message}"
     context = err.span.print_with_context().split("\n", 1)[1].rstrip("\n")
     source_line = context.split("\n", 1)[0]
