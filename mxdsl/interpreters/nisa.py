@@ -62,7 +62,7 @@ from mxdsl.dialects import nisa
 from mxdsl.interpreters import OpInterpretationError, is_float_dtype, numpy_dtype, round_to
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass_f64
+from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass_into
 from mxdsl.numerics.reference import quantize_mx_reference
 
 F32 = np.dtype(np.float32)
@@ -172,24 +172,6 @@ def _as_f64(array: np.ndarray) -> np.ndarray:
     if array.dtype in _EXACT_IN_F32:
         return array.astype(np.float64)
     return to_f32(array).astype(np.float64)
-
-
-_MAGNITUDE_BITS = {
-    np.dtype(np.float32): (np.dtype(np.uint32), 0x7FFF_FFFF),
-    np.dtype(ml_dtypes.bfloat16): (np.dtype(np.uint16), 0x7FFF),
-    np.dtype(np.float16): (np.dtype(np.uint16), 0x7FFF),
-}
-
-
-def _nonzero_columns(tile: np.ndarray) -> np.ndarray:
-    """Which columns of a 2-D matmul operand hold an element other than +-0 (NaN counts
-    as nonzero): ``tile.astype(float64).any(axis=0)``, for f32 / bf16 / f16 from an OR
-    of the bit patterns (cheaper than a float reduction)."""
-    bits = _MAGNITUDE_BITS.get(tile.dtype)
-    if bits is None:
-        return np.asarray(_as_f64(tile).any(axis=0))
-    word, magnitude = bits
-    return (np.bitwise_or.reduce(tile.view(word), axis=0) & magnitude) != 0
 
 
 def _scalar_operand(value: Any, partitions: int) -> Any:
@@ -661,12 +643,9 @@ class NisaFunctions(InterpreterFunctions):
     @impl(nisa.NcMatmulOp)
     def run_nc_matmul(self, interpreter: Interpreter, op: nisa.NcMatmulOp, args: PythonValues):
         dst, stationary, moving = args
-        # [K, M]^T x [K, N]: each operand widened to float64 once (exactly, as to_f32
-        # then float64 would), zero token rows / columns skipped (pe_pass_f64)
-        rows = _nonzero_columns(stationary)
-        cols = _nonzero_columns(moving)
-        product = pe_pass_f64(_as_f64(stationary).T, _as_f64(moving), rows, cols)
-        _write_matmul(op, dst, product, op.accumulate is not None)
+        # [K, M]^T x [K, N], one PE pass (mxdsl.numerics.matmul), each operand widened to
+        # float64 exactly (as to_f32 then float64 would), zero token columns skipped
+        _matmul_into(dst, stationary, moving, op.accumulate is not None, _as_f64)
         return ()
 
     @impl(nisa.NcMatmulMxOp)
@@ -676,8 +655,7 @@ class NisaFunctions(InterpreterFunctions):
         rhs = _mx_operand(op, "moving", moving, moving_scale, op.moving)
         # [M, 4P] x [4P, N]: k = 4p + q, the same K order as the HLO ScaledMatmul on
         # data laid out with k = 4p + q; one PE pass (mxdsl.numerics.matmul).
-        product = pe_pass_f64(lhs, rhs.T)
-        _write_matmul(op, dst, product, op.accumulate is not None)
+        _matmul_into(dst, lhs.T, rhs.T, op.accumulate is not None, np.asarray)
         return ()
 
     @impl(nisa.QuantizeMxOp)
@@ -935,17 +913,21 @@ def _wrap_i32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-def _write_matmul(op: Operation, dst: np.ndarray, product: np.ndarray, accumulate: bool) -> None:
-    product = np.asarray(product, dtype=F32)
-    if dst.dtype == F32:  # the common f32 PSUM tile: no temporaries (same f32 rounding)
-        if accumulate:
-            np.add(dst, product, out=dst)
-        else:
-            dst[...] = product
+def _matmul_into(
+    dst: np.ndarray,
+    stationary: np.ndarray,
+    moving: np.ndarray,
+    accumulate: bool,
+    widen: Callable[[np.ndarray], np.ndarray],
+) -> None:
+    """``dst (= | +=) stationary^T @ moving``, one PE pass: in place for the common f32
+    PSUM tile; a bf16 tile gets the f32 sum rounded (accumulating from its f32 value)."""
+    if dst.dtype == F32:
+        pe_pass_into(dst, stationary, moving, accumulate, widen)
         return
-    if accumulate:
-        product = to_f32(dst) + product
-    dst[...] = round_to(product, dst.dtype)
+    total = to_f32(dst) if accumulate else np.empty(dst.shape, dtype=F32)
+    pe_pass_into(total, stationary, moving, accumulate, widen)
+    dst[...] = round_to(total, dst.dtype)
 
 
 def _mx_operand(

@@ -21,8 +21,10 @@ element.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
@@ -51,59 +53,105 @@ def pe_pass(lhs: npt.ArrayLike, rhs: npt.ArrayLike) -> npt.NDArray[np.float32]:
     return np.matmul(lhs64, rhs64).astype(np.float32)
 
 
+_MAGNITUDE_BITS = {
+    np.dtype(np.float64): (np.dtype(np.uint64), 0x7FFF_FFFF_FFFF_FFFF),
+    np.dtype(np.float32): (np.dtype(np.uint32), 0x7FFF_FFFF),
+    np.dtype(ml_dtypes.bfloat16): (np.dtype(np.uint16), 0x7FFF),
+    np.dtype(np.float16): (np.dtype(np.uint16), 0x7FFF),
+}
+"""Unsigned view and magnitude mask (all bits but the sign) of the common float dtypes."""
+
+
+def nonzero_columns(tile: np.ndarray) -> np.ndarray:
+    """Which columns of a 2-D matmul operand ``[K, F]`` hold an element other than +-0
+    (NaN counts as nonzero): ``tile.astype(float64).any(axis=0)``, for f64 / f32 / bf16 /
+    f16 from an OR of the bit patterns (cheaper than a float reduction). When row 0 has
+    no zero (a weight tile, a tile of real tokens), it alone decides."""
+    bits = _MAGNITUDE_BITS.get(tile.dtype)
+    if bits is None or tile.shape[0] == 0:
+        return np.asarray(tile.astype(np.float64).any(axis=0))
+    word, magnitude = bits
+    words = tile.view(word)
+    nonzero = (words[0] & magnitude) != 0
+    if tile.shape[0] == 1 or nonzero.all():
+        return nonzero
+    return (np.bitwise_or.reduce(words, axis=0) & magnitude) != 0
+
+
+def _widen(array: np.ndarray) -> np.ndarray:
+    return array.astype(np.float64, copy=False)
+
+
 @_IEEE_SPECIALS
-def pe_pass_f64(
-    lhs: np.ndarray,
-    rhs: np.ndarray,
-    rows: np.ndarray | None = None,
-    cols: np.ndarray | None = None,
-) -> npt.NDArray[np.float32]:
-    """:func:`pe_pass` for 2-D float64 operands ``lhs[M, K]``, ``rhs[K, N]``, bit for bit,
-    skipping the work of all-zero operand rows / columns.
+def pe_pass_into(
+    dst: np.ndarray,
+    stationary: np.ndarray,
+    moving: np.ndarray,
+    accumulate: bool,
+    widen: Callable[[np.ndarray], np.ndarray] = _widen,
+) -> None:
+    """``dst[M, N] = stationary[K, M]^T @ moving[K, N]`` (``+=`` when ``accumulate``),
+    the product being one :func:`pe_pass`, bit for bit, added in fp32 into the f32 PSUM
+    tile ``dst`` in place. ``widen`` converts an operand slice to float64 exactly
+    (default ``astype``).
 
-    An output row ``m`` whose ``lhs[m, :]`` is all zero (and ``rhs`` is finite) is a sum
+    The work of all-zero stationary / moving columns (padding tokens: about half the PE
+    work of a block-layout MoE kernel) is skipped: such an output row or column is a sum
     of signed zeros, which the float64 matmul returns as +0 (its accumulators start at
-    +0); likewise an output column whose ``rhs[:, n]`` is zero with a finite ``lhs``. So
-    only the rows and columns with a nonzero operand go through the float64 matmul, and
-    the others are written as +0. (The padding token rows of a MoE block are zero: about
-    half the PE work of a block-layout kernel.) Any NaN counts as nonzero, and an operand
-    with an infinity or NaN disables the skip on the other side (0 * inf is NaN).
-    ``rows`` / ``cols``, when given, are those masks (``lhs.any(axis=1)``,
-    ``rhs.any(axis=0)``) already computed by the caller; they may be modified."""
-    if rows is None:
-        rows = np.asarray(lhs.T.any(axis=0) if lhs.flags.f_contiguous else lhs.any(axis=1))
-    if cols is None:
-        cols = np.asarray(rhs.any(axis=0))
-    n_rows = int(np.count_nonzero(rows))
-    n_cols = int(np.count_nonzero(cols))
-    m, n = rows.size, cols.size
-    if n_rows == m and n_cols == n:
-        return np.matmul(lhs, rhs).astype(np.float32)
-    if n_rows < m and not np.isfinite(rhs).all():
-        rows[:] = True
-        n_rows = m
-    if n_cols < n and not np.isfinite(lhs).all():
-        cols[:] = True
-        n_cols = n
-    if n_rows == m and n_cols == n:
-        return np.matmul(lhs, rhs).astype(np.float32)
-    out = np.zeros((m, n), dtype=np.float32)
-    if n_rows == 0 or n_cols == 0:
-        return out
-    row_sel = _selection(rows, n_rows)
-    col_sel = _selection(cols, n_cols)
-    part = np.matmul(lhs[row_sel], rhs[:, col_sel]).astype(np.float32)
-    if isinstance(row_sel, slice) or isinstance(col_sel, slice):
-        out[row_sel, col_sel] = part
+    +0), so it is written as +0 (or +0 is added). That holds only while the operand on
+    the other side is finite (0 * inf is NaN): the pass over the nonzero part shows it
+    (an infinity or NaN in a selected operand row makes that whole output row or column
+    non-finite), and any non-finite result reruns the pass without skipping."""
+    row_mask = nonzero_columns(stationary)
+    col_mask = nonzero_columns(moving)
+    skips = not (row_mask.all() and col_mask.all())
+    rows, cols = _selection(row_mask), _selection(col_mask)
+    lhs = widen(stationary[:, rows]).T
+    rhs = widen(moving[:, cols])
+    part = np.matmul(lhs, rhs)
+    if skips and not _skip_is_exact(part, lhs, rhs):
+        skips = False
+        rows = cols = slice(None)
+        part = np.matmul(widen(stationary).T, widen(moving))
+    _write(dst, _at(rows, cols), part, accumulate)
+    if not skips:
+        return
+    zero_rows = _selection(~row_mask)
+    _write(dst, (zero_rows, slice(None)), np.float32(0.0), accumulate)
+    _write(dst, _at(rows, _selection(~col_mask)), np.float32(0.0), accumulate)
+
+
+def _skip_is_exact(part: np.ndarray, lhs: np.ndarray, rhs: np.ndarray) -> bool:
+    """Whether the skipped outputs are +0: both selected operands are finite (read off
+    the product when it has elements, see :func:`pe_pass_into`)."""
+    if part.size:
+        return bool(np.isfinite(part).all())
+    return bool(np.isfinite(lhs).all() and np.isfinite(rhs).all())
+
+
+def _write(dst: np.ndarray, index: Any, value: Any, accumulate: bool) -> None:
+    """``dst[index] = value`` rounded to fp32, or ``+=`` it in fp32."""
+    if accumulate:
+        dst[index] += np.asarray(value).astype(np.float32, copy=False)
     else:
-        out[np.ix_(row_sel, col_sel)] = part
-    return out
+        dst[index] = value
 
 
-def _selection(mask: np.ndarray, count: int) -> slice | np.ndarray:
-    """The True positions of ``mask``: a slice when they are a prefix, else indices."""
+def _at(rows: slice | np.ndarray, cols: slice | np.ndarray) -> Any:
+    """The index of the block ``rows x cols`` of a 2-D array."""
+    if isinstance(rows, slice) or isinstance(cols, slice):
+        return rows, cols
+    return np.ix_(rows, cols)
+
+
+def _selection(mask: np.ndarray) -> slice | np.ndarray:
+    """The True positions of ``mask``: a slice when they are contiguous at either end,
+    else their indices."""
+    count = int(np.count_nonzero(mask))
     if mask[:count].all():
         return slice(0, count)
+    if mask[mask.size - count :].all():
+        return slice(mask.size - count, mask.size)
     return np.flatnonzero(mask)
 
 

@@ -1,0 +1,141 @@
+"""pe_pass_into (the nisa interpreter's PE pass: in place into an f32 PSUM tile, skipping
+all-zero operand columns) agrees bit for bit with pe_pass written / added in fp32, and
+mx_matmul_operand(dtype=float64) is the f32 operand widened."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from mxdsl.numerics import MxFormat, pack_fp8_x4
+from mxdsl.numerics.matmul import (
+    mx_matmul_operand,
+    nonzero_columns,
+    pe_pass,
+    pe_pass_into,
+)
+
+RNG = np.random.default_rng(11)
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    return x.view(np.uint32)
+
+
+def _psum(shape: tuple[int, int]) -> np.ndarray:
+    """A PSUM tile holding what an earlier pass may leave: values, -0, +0, NaN."""
+    tile = RNG.standard_normal(shape).astype(np.float32)
+    tile[::7] = -0.0
+    tile[1::7] = 0.0
+    tile[-1, ::5] = np.nan
+    return tile
+
+
+def _expected(dst: np.ndarray, stationary: np.ndarray, moving: np.ndarray, accumulate: bool):
+    product = pe_pass(stationary.T, moving)
+    return dst + product if accumulate else product
+
+
+def _check(stationary: np.ndarray, moving: np.ndarray, accumulate: bool) -> np.ndarray:
+    dst = _psum((stationary.shape[1], moving.shape[1]))
+    want = _expected(dst, stationary, moving, accumulate)
+    pe_pass_into(dst, stationary, moving, accumulate)
+    assert dst.dtype == np.float32
+    assert (_bits(dst) == _bits(want)).all()
+    return dst
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("pattern", ["none", "prefix", "suffix", "scattered", "all"])
+@pytest.mark.parametrize("side", ["stationary", "moving", "both"])
+def test_zero_columns_are_skipped_bit_for_bit(pattern: str, side: str, accumulate: bool) -> None:
+    stationary = RNG.standard_normal((128, 128)).astype(ml_dtypes.bfloat16)
+    moving = RNG.standard_normal((128, 512)).astype(ml_dtypes.bfloat16)
+    stationary[:5] = -abs(stationary[:5])  # -x * +0 is -0: the sum is still +0
+    for name, array in (("stationary", stationary), ("moving", moving)):
+        if side not in (name, "both"):
+            continue
+        n = array.shape[1]
+        zero = {
+            "none": np.zeros(n, bool),
+            "prefix": np.arange(n) < n // 3,
+            "suffix": np.arange(n) >= n // 3,
+            "scattered": RNG.random(n) < 0.4,
+            "all": np.ones(n, bool),
+        }[pattern]
+        array[:, zero] = 0.0
+    _check(stationary, moving, accumulate)
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_strided_views_as_a_subview_gives(accumulate: bool) -> None:
+    sbuf = RNG.standard_normal((128, 4, 600)).astype(np.float32)
+    sbuf[:, 1, 90:] = 0.0
+    stationary = sbuf[:, 1, :96]  # [K, M], rows 90.. zero
+    moving = sbuf[:, 2, ::3]
+    moving[:, ::4] = 0.0
+    _check(stationary, moving, accumulate)
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_non_finite_operands_disable_the_skip(bad: float, accumulate: bool) -> None:
+    stationary = RNG.standard_normal((32, 16))  # [K, M]
+    moving = RNG.standard_normal((32, 24))
+    moving[:, 3] = 0.0  # a zero column times an inf/NaN row is NaN, not +0
+    stationary[7, 2] = bad
+    stationary[:, 5] = 0.0  # a zero row times a finite moving stays +0
+    dst = _check(stationary, moving, accumulate)
+    assert np.isnan(dst[2, 3])
+    moving[4, 9] = bad  # now the zero rows meet an inf/NaN column too
+    dst = _check(stationary, moving, accumulate)
+    assert np.isnan(dst[5, 9])
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_an_all_zero_operand_against_a_non_finite_one(bad: float) -> None:
+    """Nothing is left to multiply, and the skip must still not hide 0 * inf."""
+    stationary = np.zeros((16, 8), dtype=np.float32)
+    moving = RNG.standard_normal((16, 12)).astype(np.float32)
+    _check(stationary, moving, accumulate=False)
+    moving[3, 4] = bad
+    dst = _check(stationary, moving, accumulate=True)
+    assert np.isnan(dst[:, 4]).all()
+
+
+def test_overflow_to_inf_in_fp32_is_the_modelled_result() -> None:
+    stationary = np.full((4, 2), 3e38, dtype=np.float32)
+    moving = np.full((4, 3), 2.0, dtype=np.float32)
+    moving[:, 1] = 0.0
+    dst = _check(stationary, moving, accumulate=False)
+    assert np.isinf(dst[:, 0]).all()
+    assert (dst[:, 1] == 0).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16, np.float16, np.float64])
+def test_nonzero_columns_match_a_float_reduction(dtype: type) -> None:
+    tile = RNG.standard_normal((16, 40)).astype(dtype)
+    tile[:, 3] = 0.0
+    tile[:, 5] = -0.0
+    tile[:, 7] = 0.0
+    tile[4, 7] = np.nan
+    tile[:, 9] = 0.0
+    tile[2, 9] = -np.inf
+    tile[0, 11] = 0.0  # decided beyond row 0
+    view = tile[:, ::2]  # a strided view, as a subview gives
+    dense = np.where(np.arange(40) % 2 == 0, tile[0], 1.0).astype(dtype)
+    for t in (tile, view, tile[:1], dense[None, :]):
+        want = t.astype(np.float64).any(axis=0)
+        assert np.array_equal(nonzero_columns(t), want)
+
+
+def test_mx_operand_in_float64_is_the_f32_operand_widened() -> None:
+    codes = RNG.integers(0, 256, size=(64, 40 * 4), dtype=np.uint8)
+    codes[(codes & 0x7F) == 0x7F] = 0  # no NaN codes
+    words = pack_fp8_x4(codes)
+    scales = RNG.integers(120, 134, size=(8, 40), dtype=np.uint8)
+    f32 = mx_matmul_operand(words, scales, MxFormat.E4M3FN)
+    f64 = mx_matmul_operand(words, scales, MxFormat.E4M3FN, dtype=np.float64)
+    assert f32.dtype == np.float32
+    assert f64.dtype == np.float64
+    assert f64.shape == f32.shape
+    assert np.array_equal(f64.astype(np.float32).view(np.uint32), f32.view(np.uint32))
