@@ -32,7 +32,7 @@ as core 0 of 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ml_dtypes
@@ -469,8 +469,9 @@ class NisaFunctions(InterpreterFunctions):
 
     def __init__(self) -> None:
         super().__init__()
-        self._subview_plans: dict[Operation, _SubviewPlan | None] = {}
-        self._loop_plans: dict[Operation, _LoopPlan | None] = {}
+        # keyed by id(op) (Operation hashes in Python); the op is kept to check identity
+        self._subview_plans: dict[int, tuple[Operation, _SubviewPlan | None]] = {}
+        self._loop_plans: dict[int, tuple[Operation, _LoopPlan | None]] = {}
 
     # ------------------------------------------------------ scf / arith (index)
 
@@ -480,20 +481,22 @@ class NisaFunctions(InterpreterFunctions):
         loop_args = tuple(packed)
         value_type = op.lb.type
         bitwidth = interpreter.index_bitwidth
-        plan = self._loop_plans.get(op, _NO_PLAN)
-        if plan is _NO_PLAN:
-            plan = self._loop_plans[op] = _loop_plan(op)
-        outer: dict[SSAValue, Any] = {}
-        if plan is not None and len(range(lb.value.data, ub.value.data, step.value.data)):
-            # the values the body reads from enclosing scopes: fixed for the whole loop
-            scope = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
-            outer = {value: scope[value] for value in plan.outer}
-        for i in range(lb.value.data, ub.value.data, step.value.data):
-            iv = _int_attr(i, value_type, bitwidth)
-            if plan is None:
+        known = self._loop_plans.get(id(op))
+        if known is None or known[0] is not op:
+            known = self._loop_plans[id(op)] = (op, _loop_plan(op))
+        plan = known[1]
+        trips = range(lb.value.data, ub.value.data, step.value.data)
+        if plan is None:
+            for i in trips:
+                iv = _int_attr(i, value_type, bitwidth)
                 loop_args = interpreter.run_ssacfg_region(op.body, (iv, *loop_args), "for_loop")
-            else:
-                loop_args = _run_loop_body(interpreter, plan, outer, (iv, *loop_args))
+            return loop_args
+        if not trips:
+            return loop_args
+        frame = plan.frame(interpreter._ctx)  # pyright: ignore[reportPrivateUsage]
+        for i in trips:
+            iv = _int_attr(i, value_type, bitwidth)
+            loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args))
         return loop_args
 
     @impl(arith.AddiOp)
@@ -529,10 +532,10 @@ class NisaFunctions(InterpreterFunctions):
     @impl(memref.SubviewOp)
     def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues):
         source = args[0]
-        plans = self._subview_plans
-        plan = plans.get(op, _NO_PLAN)
-        if plan is _NO_PLAN:
-            plan = plans[op] = _subview_plan(op)
+        known = self._subview_plans.get(id(op))
+        if known is None or known[0] is not op:
+            known = self._subview_plans[id(op)] = (op, _subview_plan(op))
+        plan = known[1]
         if plan is None:
             return (_subview(op, source, [as_int(v) for v in args[1:]]),)
         return (_planned_subview(op, plan, source, args[1:]),)
@@ -820,29 +823,53 @@ class NisaFunctions(InterpreterFunctions):
         return (IntegerAttr(_wrap_i32(value), result_type),)
 
 
-_NO_PLAN: Any = object()
-
-
 class _LoopPlan:
-    """An ``scf.for`` body (one block) worked out once: its block arguments, its ops with
-    their operands, and the values it reads from enclosing scopes."""
+    """An ``scf.for`` body (one block) worked out once, its values numbered: the block
+    arguments first, then the results of each op and the values read from enclosing
+    scopes (``outer``: value and slot, fixed for the whole loop). Each step is an
+    op with the slots of its operands and results, and the results that ops nested in
+    this body's regions read through the interpreter's scope (``scoped``)."""
 
-    __slots__ = ("block_args", "outer", "steps")
+    __slots__ = ("n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
 
     def __init__(self, block: Block) -> None:
-        self.block_args = tuple(block.args)
-        local: set[SSAValue] = set(block.args)
-        outer: dict[SSAValue, None] = {}
-        steps: list[tuple[Operation, tuple[SSAValue, ...], tuple[SSAValue, ...]]] = []
+        slots: dict[SSAValue, int] = {value: i for i, value in enumerate(block.args)}
+        outer: list[tuple[SSAValue, int]] = []
         for body_op in block.ops:
-            operands = tuple(body_op.operands)
-            for value in operands:
-                if value not in local:
-                    outer[value] = None
-            steps.append((body_op, operands, tuple(body_op.results)))
-            local.update(body_op.results)
+            for value in body_op.operands:
+                if value not in slots:
+                    slots[value] = len(slots)
+                    outer.append((value, slots[value]))
+            for value in body_op.results:
+                slots[value] = len(slots)
+
+        def scoped(values: Sequence[SSAValue]) -> tuple[tuple[SSAValue, int], ...]:
+            nested = (
+                v for v in values if any(u.operation.parent_block() is not block for u in v.uses)
+            )
+            return tuple((v, slots[v]) for v in nested)
+
+        self.n_args = len(block.args)
         self.outer = tuple(outer)
-        self.steps = tuple(steps)
+        self.scoped_args = scoped(block.args)
+        self.uses_scope = any(body_op.regions for body_op in block.ops)
+        self.steps = tuple(
+            (
+                body_op,
+                tuple(slots[v] for v in body_op.operands),
+                tuple(slots[v] for v in body_op.results),
+                scoped(body_op.results),
+            )
+            for body_op in block.ops
+        )
+        self.size = len(slots)
+
+    def frame(self, scope: ScopedDict[SSAValue, Any]) -> list[Any]:
+        """A frame with the enclosing-scope values filled in (looked up once per loop)."""
+        frame: list[Any] = [None] * self.size
+        for value, slot in self.outer:
+            frame[slot] = scope[value]
+        return frame
 
 
 def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
@@ -853,42 +880,56 @@ def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
 
 
 def _run_loop_body(
-    interpreter: Interpreter,
-    plan: _LoopPlan,
-    outer: dict[SSAValue, Any],
-    args: tuple[Any, ...],
+    interpreter: Interpreter, plan: _LoopPlan, frame: list[Any], args: tuple[Any, ...]
 ) -> Any:
-    """One iteration of an ``scf.for`` body: what ``interpreter.run_ssacfg_region`` does
-    (a new scope holding the block arguments and every result, each op run through
-    ``Interpreter._run_op`` with its listeners), but reading operands from one flat dict
-    (the enclosing-scope values looked up once per loop) instead of walking the
-    scope chain per operand). ``outer``: the values of ``plan.outer``."""
+    """One iteration of an ``scf.for`` body, as ``interpreter.run_ssacfg_region`` would
+    run it (each op's listeners, its registered implementation, errors reported against
+    the op as ``Interpreter._run_op`` does), but with operands read from the plan's
+    numbered frame instead of the scope chain, and a scope for the body only when an op
+    in it has regions (which read values through the scope)."""
+    frame[: plan.n_args] = args
     parent = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
-    local: dict[SSAValue, Any] = dict(zip(plan.block_args, args, strict=True))
-    env = outer.copy()
-    env.update(local)
-    interpreter._ctx = ScopedDict(parent, name="for_loop", local_scope=local)  # pyright: ignore[reportPrivateUsage]
+    local: dict[SSAValue, Any] = {}
+    if plan.uses_scope:
+        local.update((value, frame[slot]) for value, slot in plan.scoped_args)
+        interpreter._ctx = ScopedDict(parent, name="for_loop", local_scope=local)  # pyright: ignore[reportPrivateUsage]
+    listeners = interpreter.listeners
+    implementations = interpreter._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
     results: Any = ()
-    run_op = interpreter._run_op  # pyright: ignore[reportPrivateUsage]
-    for body_op, operands, op_results in plan.steps:
-        result = run_op(body_op, tuple([env[value] for value in operands]))
-        values = result.values
-        if len(op_results) != len(values):  # as run_ssacfg_region asserts
-            interpreter.interpreter_assert(
-                False,
-                f"Incorrect number of results for op {body_op.name}, expected "
-                f"{len(op_results)} but got {len(values)}",
-            )
-        for value, python_value in zip(op_results, values, strict=True):
-            local[value] = python_value
-            env[value] = python_value
-        terminator = result.terminator_value
-        if terminator is not None:
-            if not isinstance(terminator, ReturnedValues):
-                raise InterpretationError("scf.for body branches to a successor")
-            results = terminator.values
-            break
-    interpreter._ctx = parent  # pyright: ignore[reportPrivateUsage]
+    try:
+        for body_op, operand_slots, result_slots, scoped in plan.steps:
+            inputs = tuple([frame[slot] for slot in operand_slots])
+            entry = implementations.get(type(body_op))
+            if entry is None:  # Interpreter._run_op reports the missing implementation
+                result = interpreter._run_op(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
+            else:
+                for listener in listeners:
+                    listener.will_interpret_op(body_op, inputs)
+                try:
+                    result = entry[1](entry[0], interpreter, body_op, inputs)
+                except Exception as error:
+                    body_op.emit_error("Error while interpreting op", error)
+                for listener in listeners:
+                    listener.did_interpret_op(body_op, result.values)
+            values = result.values
+            if len(result_slots) != len(values):  # as run_ssacfg_region asserts
+                interpreter.interpreter_assert(
+                    False,
+                    f"Incorrect number of results for op {body_op.name}, expected "
+                    f"{len(result_slots)} but got {len(values)}",
+                )
+            for slot, value in zip(result_slots, values, strict=True):
+                frame[slot] = value
+            for value, slot in scoped:
+                local[value] = frame[slot]
+            terminator = result.terminator_value
+            if terminator is not None:
+                if not isinstance(terminator, ReturnedValues):
+                    raise InterpretationError("scf.for body branches to a successor")
+                results = terminator.values
+                break
+    finally:
+        interpreter._ctx = parent  # pyright: ignore[reportPrivateUsage]
     return results
 
 

@@ -65,8 +65,9 @@ _MAGNITUDE_BITS = {
 def nonzero_columns(tile: np.ndarray) -> np.ndarray:
     """Which columns of a 2-D matmul operand ``[K, F]`` hold an element other than +-0
     (NaN counts as nonzero): ``tile.astype(float64).any(axis=0)``, for f64 / f32 / bf16 /
-    f16 from an OR of the bit patterns (cheaper than a float reduction). When row 0 has
-    no zero (a weight tile, a tile of real tokens), it alone decides."""
+    f16 from an OR of the bit patterns (cheaper than a float reduction). Row 0 decides
+    the columns it has a nonzero in (all of them in a weight tile or a tile of real
+    tokens); only the others are read further."""
     bits = _MAGNITUDE_BITS.get(tile.dtype)
     if bits is None or tile.shape[0] == 0:
         return np.asarray(tile.astype(np.float64).any(axis=0))
@@ -75,7 +76,9 @@ def nonzero_columns(tile: np.ndarray) -> np.ndarray:
     nonzero = (words[0] & magnitude) != 0
     if tile.shape[0] == 1 or nonzero.all():
         return nonzero
-    return (np.bitwise_or.reduce(words, axis=0) & magnitude) != 0
+    undecided = _selection(~nonzero)  # e.g. the padding columns at the end
+    nonzero[undecided] = (np.bitwise_or.reduce(words[1:, undecided], axis=0) & magnitude) != 0
+    return nonzero
 
 
 def _widen(array: np.ndarray) -> np.ndarray:
@@ -104,8 +107,8 @@ def pe_pass_into(
     non-finite), and any non-finite result reruns the pass without skipping."""
     row_mask = nonzero_columns(stationary)
     col_mask = nonzero_columns(moving)
-    skips = not (row_mask.all() and col_mask.all())
     rows, cols = _selection(row_mask), _selection(col_mask)
+    skips = not (row_mask.size == _count(rows) and col_mask.size == _count(cols))
     lhs = widen(stationary[:, rows]).T
     rhs = widen(moving[:, cols])
     part = np.matmul(lhs, rhs)
@@ -116,9 +119,8 @@ def pe_pass_into(
     _write(dst, _at(rows, cols), part, accumulate)
     if not skips:
         return
-    zero_rows = _selection(~row_mask)
-    _write(dst, (zero_rows, slice(None)), np.float32(0.0), accumulate)
-    _write(dst, _at(rows, _selection(~col_mask)), np.float32(0.0), accumulate)
+    _write(dst, (_selection(~row_mask), slice(None)), 0.0, accumulate)
+    _write(dst, _at(rows, _selection(~col_mask)), 0.0, accumulate)
 
 
 def _skip_is_exact(part: np.ndarray, lhs: np.ndarray, rhs: np.ndarray) -> bool:
@@ -130,11 +132,16 @@ def _skip_is_exact(part: np.ndarray, lhs: np.ndarray, rhs: np.ndarray) -> bool:
 
 
 def _write(dst: np.ndarray, index: Any, value: Any, accumulate: bool) -> None:
-    """``dst[index] = value`` rounded to fp32, or ``+=`` it in fp32."""
-    if accumulate:
-        dst[index] += np.asarray(value).astype(np.float32, copy=False)
-    else:
+    """``dst[index] = value`` rounded to fp32, or ``+=`` it rounded to fp32 (the ufunc
+    casts each element to fp32 before the fp32 add)."""
+    if not accumulate:
         dst[index] = value
+        return
+    if all(isinstance(i, slice) for i in index):  # a view: add in place
+        region = dst[index]
+        np.add(region, value, out=region, dtype=np.float32, casting="unsafe")
+        return
+    dst[index] += np.asarray(value).astype(np.float32, copy=False)
 
 
 def _at(rows: slice | np.ndarray, cols: slice | np.ndarray) -> Any:
@@ -144,14 +151,23 @@ def _at(rows: slice | np.ndarray, cols: slice | np.ndarray) -> Any:
     return np.ix_(rows, cols)
 
 
+def _count(selection: slice | np.ndarray) -> int:
+    if isinstance(selection, slice):
+        return selection.stop - selection.start
+    return selection.size
+
+
 def _selection(mask: np.ndarray) -> slice | np.ndarray:
     """The True positions of ``mask``: a slice when they are contiguous at either end,
     else their indices."""
+    size = mask.size
     count = int(np.count_nonzero(mask))
-    if mask[:count].all():
+    if count == size or count == 0:
         return slice(0, count)
-    if mask[mask.size - count :].all():
-        return slice(mask.size - count, mask.size)
+    if mask[count - 1] and mask[:count].all():
+        return slice(0, count)
+    if mask[size - count] and mask[size - count :].all():
+        return slice(size - count, size)
     return np.flatnonzero(mask)
 
 
