@@ -204,7 +204,7 @@ def mx_matmul_operand(
     ``[P // 8, F]`` (row i covers partitions 8i .. 8i+7: one 8 x 4 physical block per
     scale) dequantized to fp32 ``[F, 4P]``, contraction index ``k = 4p + q`` for
     partition p and lane q. ``dtype=np.float64`` gives the same values widened (exactly),
-    in the same single reordering copy, for :func:`pe_pass_f64`."""
+    in the same single reordering copy, for :func:`pe_pass_into`."""
     data = np.asarray(containers)
     partitions, free = data.shape
     codes = unpack_fp8_x4(data) if fmt.is_fp8 else unpack_fp4_x4(data)
