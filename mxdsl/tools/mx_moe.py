@@ -181,6 +181,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
             help="hybrid: sum(conditions), the blocks the dynamic loop runs to "
             "(default: the real blocks)",
         )
+        p.add_argument(
+            "--gate-up-chunk",
+            type=int,
+            default=None,
+            metavar="COLUMNS",
+            help="I columns per gate/up weight load (default: the largest whose buffers "
+            "fit the SBUF)",
+        )
         p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     emit.add_argument("-o", "--output", metavar="FILE", help="write the IR here (default stdout)")
     emit.add_argument(
@@ -258,6 +266,7 @@ def problem(args: argparse.Namespace):  # noqa: ANN201
         gate_clamp=args.clamp_gate or (None, None),
         up_clamp=args.clamp_up or (None, None),
         mx_weights=args.mx_weights,
+        gate_up_chunk=args.gate_up_chunk,
     )
     quant = QuantizationConfig(True, True) if args.fp8_weights else None
     return spec, sizes, options, quant

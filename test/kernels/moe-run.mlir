@@ -8,6 +8,9 @@
 // RUN: not mx-moe run --implementation shard_on_i_mx --intermediate 512 2>&1 | filecheck %s --check-prefix=MX
 // RUN: not mx-moe run --hidden 768 2>&1 | filecheck %s --check-prefix=HIDDEN
 // RUN: not mx-moe emit --implementation shard_on_block --checkpoint 2>&1 | filecheck %s --check-prefix=CKPT
+// RUN: mx-moe emit --implementation shard_on_block --hidden 3072 --intermediate 2048 --experts 8 --tokens 1024 --block-size 512 --top-k 4 | filecheck %s --check-prefix=SHRUNK
+// RUN: not mx-moe emit --implementation shard_on_block --hidden 3072 --tokens 1024 --block-size 1024 2>&1 | filecheck %s --check-prefix=SBUF
+// RUN: not mx-moe emit --implementation shard_on_block --gate-up-chunk 100 2>&1 | filecheck %s --check-prefix=CHUNK
 
 // KERNEL: arg8: memref<101x2x512xbf16, #nisa.mem<hbm>> shape=(101, 2, 512) dtype=bfloat16 {{.*}} nan=0
 
@@ -22,3 +25,11 @@
 // MX: mx-moe: error: intermediate size I = 512 is not allowed for shard_on_i_mx: it must be a multiple of 1024
 // HIDDEN: mx-moe: error: hidden size H = 768 must be a positive multiple of 512
 // CKPT: mx-moe: error: --checkpoint, --affinity-on-i and --num-static-block are ShardOnIConfig options; shard_on_block shards on blocks
+
+// The block shard's buffers fit one SBUF partition only with a smaller gate/up weight
+// chunk at the benchmark sizes (one 128-column I tile per load); when nothing fits, the
+// largest buffers are named.
+// SHRUNK: memref.alloc() : memref<128x24x2x128xbf16, #nisa.mem<sbuf>>
+// SBUF: mx-moe: error: shard_on_block needs {{[0-9.]+}} KiB per SBUF partition for its buffers, more than the 192 KiB of one partition (largest: the transposed hidden states (memref<128x3x24x1024xbf16, #nisa.mem<sbuf>>, 144 KiB);
+// SBUF-SAME: or use an I-shard variant
+// CHUNK: mx-moe: error: gate_up_chunk = 100 is not allowed for shard_on_block at I = 256: choose one of 256, 128

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -13,7 +13,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 
+from mxdsl.dialects.nisa import (
+    PSUM_PARTITION_BYTES,
+    SBUF_PARTITION_BYTES,
+    MemorySpace,
+)
 from mxdsl.kernels.moe_cte.interface import ArgSpec
+from mxdsl.kernels.moe_cte.ir import KernelBuilder
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEConfigError,
     MoECTEImplementation,
@@ -22,6 +28,8 @@ from mxdsl.kernels.moe_cte.spec import (
     MoECTESpec,
     QuantizationConfig,
     check_problem,
+    gate_up_chunk,
+    gate_up_chunks,
 )
 
 CORES = 2  # every MoE-CTE kernel runs on an LNC2 pair
@@ -113,6 +121,13 @@ def build_moe_cte(
     if builder is None:  # pragma: no cover - every member has a builder
         raise MoECTEConfigError(f"no builder for {impl.name}")
     module, ffn = builder(spec, sizes, options, quantization_config)
+    if options.gate_up_chunk is None:  # shrink the gate/up weight chunk until all fits
+        default = gate_up_chunk(impl, sizes, options)
+        smaller = (c for c in gate_up_chunks(impl, sizes, options) if c < default)
+        while not _fits(ffn.kb) and (chunk := next(smaller, None)) is not None:
+            options = replace(options, gate_up_chunk=chunk)
+            module, ffn = builder(spec, sizes, options, quantization_config)
+    _check_footprint(ffn.kb, impl)
     weight = 0.5 if not impl.shards_on_block else 1.0  # I-shard: both cores see every block
     if impl == MoECTEImplementation.shard_on_i_dropping:
         weight /= max(sizes.block_size // min(sizes.block_size, 1024), 1)
@@ -126,6 +141,34 @@ def build_moe_cte(
         list(ffn.progress_ops),
         weight,
     )
+
+
+def _fits(kb: KernelBuilder) -> bool:
+    return all(kb.footprint(space) <= capacity for space, capacity in ON_CHIP_CAPACITY.items())
+
+
+def _check_footprint(kb: KernelBuilder, impl: MoECTEImplementation) -> None:
+    """The kernel's buffers must fit one SBUF / PSUM partition together."""
+    for space, capacity in ON_CHIP_CAPACITY.items():
+        total = kb.footprint(space)
+        if total <= capacity:
+            continue
+        buffers = sorted(
+            (b for b in kb.buffers if b.space == space), key=lambda b: -b.partition_bytes
+        )
+        listing = "; ".join(str(b) for b in buffers[:4])
+        raise MoECTEConfigError(
+            f"{impl.name} needs {total / 1024:.1f} KiB per {space.value.upper()} partition for "
+            f"its buffers, more than the {capacity // 1024} KiB of one partition (largest: "
+            f"{listing}): reduce H or the block size B"
+            + (", or use an I-shard variant" if impl.shards_on_block else "")
+        )
+
+
+ON_CHIP_CAPACITY = {
+    MemorySpace.SBUF: SBUF_PARTITION_BYTES,
+    MemorySpace.PSUM: PSUM_PARTITION_BYTES,
+}
 
 
 def _build_block(*args: Any) -> Any:

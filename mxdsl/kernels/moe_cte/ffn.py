@@ -154,26 +154,27 @@ class BlockFFN:
         self.aidx = kb.alloc([PMAX, 1], i32)
         self.e_i = kb.alloc([PMAX], i32)
         self.e_f = kb.alloc([PMAX], f32)
-        self.x = kb.alloc([PMAX, g.H], io)  # gathered hidden rows
+        self.x = kb.alloc([PMAX, g.H], io, what="the gathered hidden rows")
         self.x3 = kb.expand(self.x, [[PMAX], [g.kt, PMAX]])  # the same, in 128-column tiles
         self.tp = kb.alloc([PMAX, PMAX], io, S.PSUM)
-        self.xT = kb.alloc([PMAX, self.sets, g.kt, g.Bc], io)
-        self.wgu = kb.alloc([PMAX, g.kt, 2, g.chunk], io)
-        self.wd = kb.alloc([g.it, g.n_it, PSUM_FMAX], io)  # Wd[i, one 512-col H tile]
+        self.xT = kb.alloc([PMAX, self.sets, g.kt, g.Bc], io, what="the transposed hidden states")
+        self.wgu = kb.alloc([PMAX, g.kt, 2, g.chunk], io, what="the gate/up weight chunk")
+        # Wd[i, one 512-column H tile]
+        self.wd = kb.alloc([g.it, g.n_it, PSUM_FMAX], io, what="the down-projection weights")
         self.pg = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.pu = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.gs = kb.alloc([g.it, g.Bm], f32)
         self.us = kb.alloc([g.it, g.Bm], f32)
-        self.inter = kb.alloc([g.it, g.n_it, g.Bc], io)
+        self.inter = kb.alloc([g.it, g.n_it, g.Bc], io, what="the intermediate act(gate) * up")
         self.pd = kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM)
-        self.acc = kb.alloc([PMAX, g.nbt, g.H], f32)
-        self.otile = kb.alloc([PMAX, g.H], io)
+        self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
+        self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
         if self.fp8:
             self.gsc = kb.alloc([g.it, 2], f32)
-            self.dsc = kb.alloc([PMAX, g.H], f32)
+            self.dsc = kb.alloc([PMAX, g.H], f32, what="the down-projection fp8 scales")
         if self.bias:
             self.gb = kb.alloc([g.it, 2], f32)
-            self.db = kb.alloc([PMAX, g.H], f32)
+            self.db = kb.alloc([PMAX, g.H], f32, what="the down-projection bias")
         if self.aff_on_i:
             self.ones = kb.alloc([1, g.it], f32)
             kb.emit(nisa.MemsetOp(self.ones, 1.0))
@@ -446,7 +447,7 @@ class BlockFFN:
         """Each core zeroes its row tiles of the output (every plane)."""
         kb, g = self.kb, self.g
         out = self.arg["output"]
-        zeros = kb.alloc([PMAX, g.H], self.io)
+        zeros = kb.alloc([PMAX, g.H], self.io, what="the zero rows clearing the output")
         kb.emit(nisa.MemsetOp(zeros, 0.0))
         shape = out.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
         planes = shape[1] if len(shape) == 3 else 1

@@ -8,14 +8,17 @@ rank reduction, ``scf.for`` / ``scf.if`` as context managers, and ``emit(op)``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    FixedBitwidthType,
     Float32Type,
     FloatAttr,
     IndexType,
@@ -37,6 +40,23 @@ Index = SSAValue | int
 """An index operand: an SSA ``index`` value or a Python int (a static value)."""
 
 
+@dataclass(frozen=True)
+class Buffer:
+    """An on-chip buffer of a kernel: its type, bytes per partition and what it holds."""
+
+    type: MemRefType[Attribute]
+    partition_bytes: int
+    what: str = ""
+
+    @property
+    def space(self) -> MemorySpace | None:
+        return nisa.memory_space_of(self.type)
+
+    def __str__(self) -> str:
+        size = f"{self.partition_bytes / 1024:g} KiB"
+        return f"{self.what} ({self.type}, {size})" if self.what else f"{self.type} ({size})"
+
+
 class KernelBuilder:
     """Builds one ``func.func`` whose arguments are HBM tensors."""
 
@@ -46,6 +66,8 @@ class KernelBuilder:
         self._builder = Builder(InsertPoint.at_end(self.entry))
         self._index_consts: dict[int, SSAValue] = {}
         self._f32_consts: dict[float, SSAValue] = {}
+        self.buffers: list[Buffer] = []
+        """Every on-chip buffer allocated."""
 
     @property
     def args(self) -> tuple[SSAValue, ...]:
@@ -117,10 +139,22 @@ class KernelBuilder:
     # ------------------------------------------------------------- buffers
 
     def alloc(
-        self, shape: Sequence[int], dtype: Attribute, space: MemorySpace = MemorySpace.SBUF
+        self,
+        shape: Sequence[int],
+        dtype: Attribute,
+        space: MemorySpace = MemorySpace.SBUF,
+        what: str = "",
     ) -> SSAValue:
-        op = memref.AllocOp([], [], nisa.tile_type(list(shape), dtype, space))
-        return self.emit(op).results[0]
+        """An on-chip buffer; ``what`` names it in footprint reports."""
+        tile = nisa.tile_type(list(shape), dtype, space)
+        assert isinstance(dtype, FixedBitwidthType)
+        self.buffers.append(Buffer(tile, math.prod(shape[1:]) * dtype.size, what))
+        return self.emit(memref.AllocOp([], [], tile)).results[0]
+
+    def footprint(self, space: MemorySpace) -> int:
+        """Bytes per partition of all buffers allocated in ``space`` (the kernels never
+        free one, so all are live at once)."""
+        return sum(b.partition_bytes for b in self.buffers if b.space == space)
 
     def view(
         self,

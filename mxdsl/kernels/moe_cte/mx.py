@@ -50,6 +50,7 @@ from mxdsl.kernels.moe_cte.spec import (
     MoECTESizes,
     MoECTESpec,
     QuantizationConfig,
+    gate_up_chunk,
 )
 
 X4_TYPES: dict[str, Attribute] = {
@@ -57,22 +58,9 @@ X4_TYPES: dict[str, Attribute] = {
     "float8_e5m2_x4": nisa.float8_e5m2_x4,
     "float4_e2m1fn_x4": nisa.float4_e2m1fn_x4,
 }
-GATE_UP_BUDGET = 64 * 1024  # bytes per partition of one gate/up weight chunk (+ scales)
 ui8 = IntegerType(8, Signedness.UNSIGNED)
 BLOCK_PARALLEL_FACTOR = 3
 PSUM_FMAX = 512
-
-
-def mx_gate_up_chunk(ic: int, hidden: int, container_bytes: int) -> int:
-    """I columns per gate/up weight load: a multiple of 512 dividing ``ic`` whose x4
-    weights and scales fit :data:`GATE_UP_BUDGET` per partition (at least 512)."""
-    per_col = 2 * (hidden // MX_TILE) * (container_bytes + 1)
-    n = ic // MX_TILE
-    best = 1
-    for k in range(1, n + 1):
-        if n % k == 0 and k * MX_TILE * per_col <= GATE_UP_BUDGET:
-            best = k
-    return best * MX_TILE
 
 
 class MxBlockFFN(BlockFFN):
@@ -86,10 +74,9 @@ class MxBlockFFN(BlockFFN):
         self.fp8 = False  # the scale arguments are E8M0, consumed by nc_matmul_mx
         wf = weight_format(self.options.mx_weights)
         x4 = X4_TYPES[wf.x4]
-        cbytes = 4 if wf.fmt.is_fp8 else 2
         self.kt4 = g.H // MX_TILE
         self.nt = g.Ic // MX_TILE  # 512-row I tiles of this core
-        self.chunk = mx_gate_up_chunk(g.Ic, g.H, cbytes)
+        self.chunk = gate_up_chunk(self.spec.implementation, self.sizes, self.options)
         self.tile0: Index = 0  # first 512-row I tile of this core (I shard: core * nt)
         E = g.E
         # zero-copy x4 views of the integer weights, and the scales as [E * 16, ...] rows
@@ -117,31 +104,42 @@ class MxBlockFFN(BlockFFN):
         self.aidx = kb.alloc([PMAX, 1], i32)
         self.e_i = kb.alloc([PMAX], i32)
         self.e_f = kb.alloc([PMAX], f32)
-        self.x = kb.alloc([PMAX, g.H], io)
+        self.x = kb.alloc([PMAX, g.H], io, what="the gathered hidden rows")
         self.x4v = kb.expand(self.x, [[PMAX], [4, self.kt4, PMAX]])  # h = q H/4 + t 128 + p
         self.tp = kb.alloc([PMAX, PMAX], io, S.PSUM)
         self.xsrc = kb.alloc([PMAX, 4 * PMAX], bf16)  # [p, token, q] of one token tile
         self.xsrc3 = kb.expand(self.xsrc, [[PMAX], [PMAX, 4]])
-        self.xq = kb.alloc([PMAX, self.sets, self.kt4, g.Bc], nisa.float8_e4m3fn_x4)
-        self.xs = kb.alloc([PMAX, self.sets, self.kt4, g.Bc], ui8)
-        self.wq = kb.alloc([PMAX, 2, self.kt4, self.chunk], x4)
-        self.wsc = kb.alloc([PMAX, 2, self.kt4, self.chunk], ui8)
-        self.wdq = kb.alloc([PMAX, self.nt, PSUM_FMAX], x4)
-        self.wds = kb.alloc([PMAX, self.nt, PSUM_FMAX], ui8)
+        self.xq = kb.alloc(
+            [PMAX, self.sets, self.kt4, g.Bc], nisa.float8_e4m3fn_x4, what="the MXFP8 hidden states"
+        )
+        self.xs = kb.alloc(
+            [PMAX, self.sets, self.kt4, g.Bc], ui8, what="the hidden states' E8M0 scales"
+        )
+        self.wq = kb.alloc([PMAX, 2, self.kt4, self.chunk], x4, what="the gate/up weight chunk")
+        self.wsc = kb.alloc([PMAX, 2, self.kt4, self.chunk], ui8, what="the gate/up weight scales")
+        self.wdq = kb.alloc([PMAX, self.nt, PSUM_FMAX], x4, what="the down-projection weights")
+        self.wds = kb.alloc(
+            [PMAX, self.nt, PSUM_FMAX], ui8, what="the down-projection weight scales"
+        )
         self.pg = kb.alloc([PMAX, g.Bm], f32, S.PSUM)
         self.pu = kb.alloc([PMAX, g.Bm], f32, S.PSUM)
         self.gs = kb.alloc([PMAX, g.Bm], f32)
         self.us = kb.alloc([PMAX, g.Bm], f32)
-        self.isrc = kb.alloc([PMAX, self.nt, 4 * g.Bc], bf16)  # [p, t, token, q]
+        # [p, t, token, q]
+        self.isrc = kb.alloc(
+            [PMAX, self.nt, 4 * g.Bc], bf16, what="the intermediate act(gate) * up"
+        )
         self.isrc4 = kb.expand(self.isrc, [[PMAX], [self.nt], [g.Bc, 4]])
-        self.iq = kb.alloc([PMAX, self.nt, g.Bc], nisa.float8_e4m3fn_x4)
+        self.iq = kb.alloc(
+            [PMAX, self.nt, g.Bc], nisa.float8_e4m3fn_x4, what="the MXFP8 intermediate"
+        )
         self.isc = kb.alloc([PMAX, self.nt, g.Bc], ui8)
         self.pd = kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM)
-        self.acc = kb.alloc([PMAX, g.nbt, g.H], f32)
-        self.otile = kb.alloc([PMAX, g.H], io)
+        self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
+        self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
         if self.bias:
             self.gb = kb.alloc([PMAX, 2], f32)
-            self.db = kb.alloc([PMAX, g.H], f32)
+            self.db = kb.alloc([PMAX, g.H], f32, what="the down-projection bias")
         if self.aff_on_i:
             self.ones = kb.alloc([1, PMAX], f32)
             kb.emit(nisa.MemsetOp(self.ones, 1.0))
@@ -335,7 +333,7 @@ def build_shard_on_block_mx(
     out = ffn.arg["output"]
     core = kb.emit(nisa.ProgramIdOp()).results[0]
     planes = len(out.type.get_shape()) == 3  # pyright: ignore[reportAttributeAccessIssue]
-    zeros = kb.alloc([PMAX, g.H], ffn.io)
+    zeros = kb.alloc([PMAX, g.H], ffn.io, what="the zero rows clearing the output")
     kb.emit(nisa.MemsetOp(zeros, 0.0))
 
     def plane_rows(p: Index, r: Index, n: int) -> SSAValue:
@@ -429,8 +427,8 @@ def build_shard_on_i_mx(
     peer = kb.index(kb.sub(1, core))
     i0 = kb.mul(core, g.Ic)
     ffn.tile0 = kb.mul(core, ffn.nt)
-    recv = kb.alloc([PMAX, g.H], ffn.io)
-    send = kb.alloc([PMAX, g.H], ffn.io)
+    recv = kb.alloc([PMAX, g.H], ffn.io, what="the received partial sums")
+    send = kb.alloc([PMAX, g.H], ffn.io, what="the partial sums sent")
     half = g.nbt // 2
     ffn.zero_output(core)
     kb.emit(nisa.CoreBarrierOp(out))
@@ -474,6 +472,5 @@ __all__ = [
     "MxBlockFFN",
     "build_shard_on_block_mx",
     "build_shard_on_i_mx",
-    "mx_gate_up_chunk",
     "static_blocks",
 ]

@@ -55,8 +55,8 @@ def build_shard_on_i(
     core = kb.emit(nisa.ProgramIdOp()).results[0]
     peer = kb.index(kb.sub(1, core))
     i0 = kb.mul(core, g.Ic)
-    recv = kb.alloc([PMAX, g.H], ffn.io)
-    send = kb.alloc([PMAX, g.H], ffn.io)
+    recv = kb.alloc([PMAX, g.H], ffn.io, what="the received partial sums")
+    send = kb.alloc([PMAX, g.H], ffn.io, what="the partial sums sent")
     half = g.nbt // 2
     ffn.zero_output(core)
     kb.emit(nisa.CoreBarrierOp(out))

@@ -163,12 +163,13 @@ class MoECTEOptions:
     up_clamp: tuple[float | None, float | None] = (None, None)
     is_tensor_update_accumulating: bool | None = None  # None => top_k > 1
     mx_weights: str = "fp8_e4m3fn"  # MX variants: fp8_e4m3fn, fp8_e5m2 or fp4_e2m1
+    gate_up_chunk: int | None = None  # I columns per gate/up weight load (None: see docs)
 
 
 PMAX = 128
 H_TILE = 512  # H must be a multiple of this (one PSUM bank of f32 per down-proj tile)
-SBUF_BUDGET = 192 * 1024  # bytes per partition one kernel buffer may take
 GATE_UP_BUDGET = 64 * 1024  # bytes per partition of one gate/up weight chunk (if possible)
+MX_I_TILE = 512  # I rows of one MX down-projection pass (128 partitions x 4 lanes)
 
 
 def check_problem(
@@ -267,14 +268,23 @@ def check_problem(
                 raise MoECTEConfigError(f"num_static_block = {ns} must be between 0 and N = {N}")
     if impl.is_mx:
         _check_mx(spec, sizes, options, quantization)
+        _check_gate_up_chunk(impl, sizes, options)
         return
-    budget = _sbuf_plan(impl, sizes, options, quantization)
-    for what, nbytes in budget.items():
-        if nbytes > SBUF_BUDGET:
-            raise MoECTEConfigError(
-                f"{what} needs {nbytes} bytes per SBUF partition, more than this kernel's "
-                f"budget of {SBUF_BUDGET}: reduce H, I or B"
-            )
+    _check_gate_up_chunk(impl, sizes, options)
+
+
+def _check_gate_up_chunk(
+    impl: MoECTEImplementation, sizes: MoECTESizes, options: MoECTEOptions
+) -> None:
+    if options.gate_up_chunk is None:
+        return
+    chunks = gate_up_chunks(impl, sizes, options)
+    if options.gate_up_chunk not in chunks:
+        raise MoECTEConfigError(
+            f"gate_up_chunk = {options.gate_up_chunk} is not allowed for {impl.name} at "
+            f"I = {sizes.intermediate}: choose one of {', '.join(map(str, chunks))} "
+            "(whole I tiles dividing the I a core computes)"
+        )
 
 
 def _check_mx(
@@ -342,35 +352,34 @@ def token_chunk(impl: MoECTEImplementation, sizes: MoECTESizes) -> int:
     return sizes.block_size
 
 
+def gate_up_chunks(
+    impl: MoECTEImplementation, sizes: MoECTESizes, options: MoECTEOptions
+) -> list[int]:
+    """The I columns a gate/up weight load may cover, largest first: whole I tiles (512
+    for MX) dividing the core's I."""
+    ic = core_intermediate(impl, sizes)
+    tile = MX_I_TILE if impl.is_mx else i_tile(ic)
+    return [c for c in range(ic, 0, -tile) if ic % c == 0 and c % tile == 0]
+
+
 def gate_up_chunk(impl: MoECTEImplementation, sizes: MoECTESizes, options: MoECTEOptions) -> int:
-    """Columns of I per gate/up weight load (a multiple of the I tile dividing the
-    core's I, as large as the SBUF budget allows)."""
-    ic = core_intermediate(impl, sizes)
-    it = i_tile(ic)
-    per_col = (sizes.hidden // PMAX) * 2 * io_bytes(options)
-    n_tiles = ic // it
-    best = 1
-    for k in range(1, n_tiles + 1):
-        if n_tiles % k == 0 and k * it * per_col <= GATE_UP_BUDGET:
-            best = k
-    return best * it
+    """Columns of I per gate/up weight load: ``options.gate_up_chunk`` if given, else
+    the largest of :func:`gate_up_chunks` whose weights (and MX scales) take at most
+    :data:`GATE_UP_BUDGET` bytes per partition. (``build_moe_cte`` then shrinks it while
+    the whole kernel does not fit the SBUF.)"""
+    if options.gate_up_chunk is not None:
+        return options.gate_up_chunk
+    chunks = gate_up_chunks(impl, sizes, options)
+    per_col = _gate_up_bytes_per_column(impl, sizes, options)
+    return next((c for c in chunks if c * per_col <= GATE_UP_BUDGET), chunks[-1])
 
 
-def _sbuf_plan(
-    impl: MoECTEImplementation,
-    sizes: MoECTESizes,
-    options: MoECTEOptions,
-    quantization: QuantizationConfig | None,
-) -> dict[str, int]:
-    io = io_bytes(options)
-    H, B = sizes.hidden, token_chunk(impl, sizes)
-    ic = core_intermediate(impl, sizes)
-    sets = 3 if impl in BLOCK_FAMILY else 1
-    kt = H // PMAX
-    return {
-        "the gate/up weight chunk": (kt * 2 * gate_up_chunk(impl, sizes, options) * io),
-        "the down-projection weights": (ic // i_tile(ic)) * 512 * io,
-        "the transposed hidden states": sets * kt * B * io,
-        "the intermediate (act(gate) * up)": (ic // i_tile(ic)) * B * io,
-        "the down-projection accumulator": (B // PMAX) * H * 4,
-    }
+def _gate_up_bytes_per_column(
+    impl: MoECTEImplementation, sizes: MoECTESizes, options: MoECTEOptions
+) -> int:
+    if not impl.is_mx:
+        return (sizes.hidden // PMAX) * 2 * io_bytes(options)
+    from mxdsl.kernels.moe_cte.mx_layouts import weight_format
+
+    container = 4 if weight_format(options.mx_weights).fmt.is_fp8 else 2
+    return 2 * (sizes.hidden // MX_I_TILE) * (container + 1)  # x4 words + E8M0 scales

@@ -1,0 +1,83 @@
+"""The MoE-CTE kernels' on-chip footprint: all buffers together fit one SBUF / PSUM
+partition (the gate/up weight chunk shrinks until they do), a kernel that cannot fit is
+refused naming its largest buffers, and the chunk changes no result bit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from xdsl.dialects import memref
+
+from mxdsl.dialects import nisa
+from mxdsl.kernels.moe_cte import (
+    MoECTEConfigError,
+    MoECTEImplementation,
+    MoECTEOptions,
+    MoECTESizes,
+    MoECTESpec,
+    build_moe_cte,
+    make_inputs,
+)
+
+BENCHMARK = MoECTESizes(3072, 2048, 8, 1024, 512, 4)
+SMALL = MoECTESizes(512, 256, 4, 100, 128, 2)
+
+
+def _on_chip_bytes(module, space: nisa.MemorySpace) -> int:  # noqa: ANN001
+    """Bytes per partition of every memref.alloc in ``space``, read off the IR."""
+    total = 0
+    for op in module.walk():
+        if not isinstance(op, memref.AllocOp):
+            continue
+        t = op.memref.type
+        if nisa.memory_space_of(t) == space:
+            total += math.prod(t.get_shape()[1:]) * t.element_type.size
+    return total
+
+
+@pytest.mark.parametrize("impl", list(MoECTEImplementation), ids=lambda m: m.name)
+def test_every_variant_fits_at_the_benchmark_sizes(impl: MoECTEImplementation) -> None:
+    sizes = BENCHMARK
+    if impl == MoECTEImplementation.shard_on_i_dropping:
+        sizes = MoECTESizes(3072, 2048, 8, 1024, 512, 4, n_blocks=8)
+    kernel = build_moe_cte(MoECTESpec(impl), sizes)
+    assert _on_chip_bytes(kernel.module, nisa.MemorySpace.SBUF) <= 192 * 1024
+    assert _on_chip_bytes(kernel.module, nisa.MemorySpace.PSUM) <= 16 * 1024
+    # the block shard keeps three blocks of hidden states: its weight chunk had to shrink
+    # (bf16: 48 KiB of 128-row tiles -> 12 KiB; MX: 1024 -> 512 columns)
+    shrunk = {
+        MoECTEImplementation.shard_on_block: 128,
+        MoECTEImplementation.shard_on_block_mx: 512,
+    }
+    assert kernel.options.gate_up_chunk == shrunk.get(impl)
+
+
+def test_a_kernel_that_cannot_fit_is_refused_naming_its_buffers() -> None:
+    sizes = MoECTESizes(3072, 2048, 8, 1024, 1024, 4)
+    with pytest.raises(MoECTEConfigError) as info:
+        build_moe_cte(MoECTESpec(MoECTEImplementation.shard_on_block), sizes)
+    message = str(info.value)
+    assert "KiB per SBUF partition" in message
+    assert "more than the 192 KiB of one partition" in message
+    assert "the transposed hidden states (memref<128x3x24x1024xbf16" in message
+    assert "or use an I-shard variant" in message
+
+
+def test_a_gate_up_chunk_must_be_whole_i_tiles() -> None:
+    spec = MoECTESpec(MoECTEImplementation.shard_on_block)
+    with pytest.raises(MoECTEConfigError, match=r"choose one of 256, 128 \(whole I tiles"):
+        build_moe_cte(spec, SMALL, MoECTEOptions(gate_up_chunk=100))
+
+
+def test_the_gate_up_chunk_changes_no_result_bit() -> None:
+    spec = MoECTESpec(MoECTEImplementation.shard_on_block)
+    whole = build_moe_cte(spec, SMALL)
+    tiled = build_moe_cte(spec, SMALL, MoECTEOptions(gate_up_chunk=128))  # default: all 256
+    assert "128x4x2x128xbf16" in tiled.text()
+    assert "128x4x2x128xbf16" not in whole.text()
+    inputs = make_inputs(spec, SMALL, MoECTEOptions(), seed=3)
+    a = whole.run(inputs.arrays)["output"]
+    b = tiled.run(inputs.arrays)["output"]
+    assert np.array_equal(a.view(np.uint16), b.view(np.uint16))
