@@ -62,7 +62,7 @@ from mxdsl.dialects import nisa
 from mxdsl.interpreters import OpInterpretationError, is_float_dtype, numpy_dtype, round_to
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass_into
+from mxdsl.numerics.matmul import PeOperand, mx_matmul_operand, pe_operand, pe_pass_into
 from mxdsl.numerics.reference import quantize_mx_reference
 
 F32 = np.dtype(np.float32)
@@ -472,6 +472,8 @@ class NisaFunctions(InterpreterFunctions):
         # keyed by id(op) (Operation hashes in Python); the op is kept to check identity
         self._subview_plans: dict[int, tuple[Operation, _SubviewPlan | None]] = {}
         self._loop_plans: dict[int, tuple[Operation, _LoopPlan | None]] = {}
+        # inside a read-only loop (see run_for): the last operand analysed per role
+        self._operands: dict[str, tuple[tuple[Any, ...], PeOperand]] | None = None
 
     # ------------------------------------------------------ scf / arith (index)
 
@@ -494,9 +496,15 @@ class NisaFunctions(InterpreterFunctions):
         if not trips:
             return loop_args
         frame = plan.frame(interpreter._ctx)  # pyright: ignore[reportPrivateUsage]
-        for i in trips:
-            iv = _int_attr(i, value_type, bitwidth)
-            loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args))
+        outer_operands = self._operands
+        if plan.read_only:  # no on-chip write: a matmul operand analysed once holds
+            self._operands = {}
+        try:
+            for i in trips:
+                iv = _int_attr(i, value_type, bitwidth)
+                loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args))
+        finally:
+            self._operands = outer_operands
         return loop_args
 
     @impl(arith.AddiOp)
@@ -648,18 +656,45 @@ class NisaFunctions(InterpreterFunctions):
         dst, stationary, moving = args
         # [K, M]^T x [K, N], one PE pass (mxdsl.numerics.matmul), each operand widened to
         # float64 exactly (as to_f32 then float64 would), zero token columns skipped
-        _matmul_into(dst, stationary, moving, op.accumulate is not None, _as_f64)
+        lhs = self._operand("stationary", (stationary,), lambda: pe_operand(stationary, _as_f64))
+        rhs = self._operand("moving", (moving,), lambda: pe_operand(moving, _as_f64))
+        _matmul_into(dst, lhs, rhs, op.accumulate is not None)
         return ()
 
     @impl(nisa.NcMatmulMxOp)
     def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
         dst, stationary, stationary_scale, moving, moving_scale = args
-        lhs = _mx_operand(op, "stationary", stationary, stationary_scale, op.stationary)
-        rhs = _mx_operand(op, "moving", moving, moving_scale, op.moving)
         # [M, 4P] x [4P, N]: k = 4p + q, the same K order as the HLO ScaledMatmul on
         # data laid out with k = 4p + q; one PE pass (mxdsl.numerics.matmul).
-        _matmul_into(dst, lhs.T, rhs.T, op.accumulate is not None, np.asarray)
+        lhs = self._operand(
+            "stationary",
+            (stationary, stationary_scale),
+            lambda: pe_operand(_mx_operand(stationary, stationary_scale, op.stationary).T),
+        )
+        rhs = self._operand(
+            "moving",
+            (moving, moving_scale),
+            lambda: pe_operand(_mx_operand(moving, moving_scale, op.moving).T),
+        )
+        _matmul_into(dst, lhs, rhs, op.accumulate is not None)
         return ()
+
+    def _operand(
+        self, role: str, arrays: tuple[np.ndarray, ...], analyse: Callable[[], PeOperand]
+    ) -> PeOperand:
+        """``analyse()``, or inside a read-only loop the same analysis as the previous
+        matmul's in this role when it read the very same memory (e.g. the token tile
+        the gate and up matmuls share)."""
+        memo = self._operands
+        if memo is None:
+            return analyse()
+        key = tuple(_view_key(a) for a in arrays)
+        known = memo.get(role)
+        if known is not None and known[0] == key:
+            return known[1]
+        operand = analyse()
+        memo[role] = (key, operand)
+        return operand
 
     @impl(nisa.QuantizeMxOp)
     def run_quantize_mx(self, interpreter: Interpreter, op: nisa.QuantizeMxOp, args: PythonValues):
@@ -830,7 +865,7 @@ class _LoopPlan:
     op with the slots of its operands and results, and the results that ops nested in
     this body's regions read through the interpreter's scope (``scoped``)."""
 
-    __slots__ = ("n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
+    __slots__ = ("n_args", "outer", "read_only", "scoped_args", "size", "steps", "uses_scope")
 
     def __init__(self, block: Block) -> None:
         slots: dict[SSAValue, int] = {value: i for i, value in enumerate(block.args)}
@@ -863,6 +898,7 @@ class _LoopPlan:
             for body_op in block.ops
         )
         self.size = len(slots)
+        self.read_only = all(isinstance(body_op, _READ_ONLY_OPS) for body_op in block.ops)
 
     def frame(self, scope: ScopedDict[SSAValue, Any]) -> list[Any]:
         """A frame with the enclosing-scope values filled in (looked up once per loop)."""
@@ -870,6 +906,25 @@ class _LoopPlan:
         for value, slot in self.outer:
             frame[slot] = scope[value]
         return frame
+
+
+_READ_ONLY_OPS = (
+    memref.SubviewOp,
+    memref.ExpandShapeOp,
+    memref.CollapseShapeOp,
+    nisa.ViewCastOp,
+    arith.ConstantOp,
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    nisa.NcMatmulOp,
+    nisa.NcMatmulMxOp,
+    scf.YieldOp,
+)
+"""Ops that write no SBUF: views, index arithmetic, and the matmuls (they write PSUM,
+and their operands are SBUF tiles). A loop body of only these leaves its matmul
+operands unchanged, so one analysis of an operand (``PeOperand``) serves every pass
+that reads the same memory."""
 
 
 def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
@@ -954,26 +1009,23 @@ def _wrap_i32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-def _matmul_into(
-    dst: np.ndarray,
-    stationary: np.ndarray,
-    moving: np.ndarray,
-    accumulate: bool,
-    widen: Callable[[np.ndarray], np.ndarray],
-) -> None:
+def _matmul_into(dst: np.ndarray, stationary: PeOperand, moving: PeOperand, accumulate: bool):
     """``dst (= | +=) stationary^T @ moving``, one PE pass: in place for the common f32
     PSUM tile; a bf16 tile gets the f32 sum rounded (accumulating from its f32 value)."""
     if dst.dtype == F32:
-        pe_pass_into(dst, stationary, moving, accumulate, widen)
+        pe_pass_into(dst, stationary, moving, accumulate)
         return
     total = to_f32(dst) if accumulate else np.empty(dst.shape, dtype=F32)
-    pe_pass_into(total, stationary, moving, accumulate, widen)
+    pe_pass_into(total, stationary, moving, accumulate)
     dst[...] = round_to(total, dst.dtype)
 
 
-def _mx_operand(
-    op: Operation, role: str, data: np.ndarray, scale: np.ndarray, value: SSAValue
-) -> np.ndarray:
+def _view_key(array: np.ndarray) -> tuple[Any, ...]:
+    """What identifies the memory a view reads: address, shape, strides, dtype."""
+    return (array.__array_interface__["data"][0], array.shape, array.strides, array.dtype)
+
+
+def _mx_operand(data: np.ndarray, scale: np.ndarray, value: SSAValue) -> np.ndarray:
     """An x4 matmul operand ``[P, F]`` dequantized (f32 values, held as float64 for the
     PE pass) to ``[F, 4P]`` (k = 4p + q), its scale rows read from the quadrant layout."""
     rows = scale[scale_rows(data.shape[0])]  # advanced indexing: a fresh contiguous array

@@ -22,6 +22,7 @@ element.)
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import ml_dtypes
@@ -85,18 +86,37 @@ def _widen(array: np.ndarray) -> np.ndarray:
     return array.astype(np.float64, copy=False)
 
 
+@dataclass(frozen=True)
+class PeOperand:
+    """A PE-pass operand ``tile[K, F]`` analysed once (it may feed several passes): its
+    all-zero columns found and the other columns widened to float64."""
+
+    tile: np.ndarray
+    widen: Callable[[np.ndarray], np.ndarray]
+    mask: np.ndarray  # columns holding a nonzero (NaN counts)
+    columns: slice | np.ndarray  # their positions (:func:`_selection`)
+    widened: np.ndarray  # float64 [K, len(columns)]
+
+    @property
+    def dense(self) -> bool:
+        return _count(self.columns) == self.mask.size
+
+
+def pe_operand(tile: np.ndarray, widen: Callable[[np.ndarray], np.ndarray] = _widen) -> PeOperand:
+    """``tile`` ready for :func:`pe_pass_into`; ``widen`` converts a column slice of it
+    to float64 exactly (default ``astype``)."""
+    mask = nonzero_columns(tile)
+    columns = _selection(mask)
+    return PeOperand(tile, widen, mask, columns, widen(tile[:, columns]))
+
+
 @_IEEE_SPECIALS
 def pe_pass_into(
-    dst: np.ndarray,
-    stationary: np.ndarray,
-    moving: np.ndarray,
-    accumulate: bool,
-    widen: Callable[[np.ndarray], np.ndarray] = _widen,
+    dst: np.ndarray, stationary: PeOperand, moving: PeOperand, accumulate: bool
 ) -> None:
     """``dst[M, N] = stationary[K, M]^T @ moving[K, N]`` (``+=`` when ``accumulate``),
     the product being one :func:`pe_pass`, bit for bit, added in fp32 into the f32 PSUM
-    tile ``dst`` in place. ``widen`` converts an operand slice to float64 exactly
-    (default ``astype``).
+    tile ``dst`` in place.
 
     The work of all-zero stationary / moving columns (padding tokens: about half the PE
     work of a block-layout MoE kernel) is skipped: such an output row or column is a sum
@@ -105,22 +125,19 @@ def pe_pass_into(
     the other side is finite (0 * inf is NaN): the pass over the nonzero part shows it
     (an infinity or NaN in a selected operand row makes that whole output row or column
     non-finite), and any non-finite result reruns the pass without skipping."""
-    row_mask = nonzero_columns(stationary)
-    col_mask = nonzero_columns(moving)
-    rows, cols = _selection(row_mask), _selection(col_mask)
-    skips = not (row_mask.size == _count(rows) and col_mask.size == _count(cols))
-    lhs = widen(stationary[:, rows]).T
-    rhs = widen(moving[:, cols])
+    rows, cols = stationary.columns, moving.columns
+    lhs, rhs = stationary.widened.T, moving.widened
     part = np.matmul(lhs, rhs)
+    skips = not (stationary.dense and moving.dense)
     if skips and not _skip_is_exact(part, lhs, rhs):
         skips = False
         rows = cols = slice(None)
-        part = np.matmul(widen(stationary).T, widen(moving))
+        part = np.matmul(stationary.widen(stationary.tile).T, moving.widen(moving.tile))
     _write(dst, _at(rows, cols), part, accumulate)
     if not skips:
         return
-    _write(dst, (_selection(~row_mask), slice(None)), 0.0, accumulate)
-    _write(dst, _at(rows, _selection(~col_mask)), 0.0, accumulate)
+    _write(dst, (_selection(~stationary.mask), slice(None)), 0.0, accumulate)
+    _write(dst, _at(rows, _selection(~moving.mask)), 0.0, accumulate)
 
 
 def _skip_is_exact(part: np.ndarray, lhs: np.ndarray, rhs: np.ndarray) -> bool:

@@ -10,6 +10,7 @@ from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 
 from mxdsl.interpreters import OpInterpretationError, make_interpreter
+from mxdsl.numerics.matmul import pe_pass
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.tools.mx_run import _context
 
@@ -99,3 +100,75 @@ def test_an_error_in_a_loop_body_names_the_failing_op() -> None:
     assert info.value.op.name == "memref.subview"
     line = program.splitlines().index(next(x for x in program.splitlines() if "%row =" in x))
     assert str(info.value).startswith(f"loops.mlir:{line + 1}:5: subview dim 0: offset 5")
+
+
+PS = "#nisa.mem<psum>"
+X_T = f"memref<8x3x16xf32, {SB}>"  # [K, k tile, tokens]
+W_T = f"memref<8x3x2x4xf32, {SB}>"  # [K, k tile, gate/up, M]
+MV = f"memref<8x16xf32, strided<[48, 1], offset: ?>, {SB}>"
+ST = f"memref<8x4xf32, strided<[24, 1], offset: ?>, {SB}>"
+ACC = f"memref<4x16xf32, {PS}>"
+
+SB_ACC = f"memref<4x16xf32, {SB}>"
+OUT = "memref<2x2x4x16xf32, #nisa.mem<hbm>>"
+OUT_T = "memref<4x16xf32, strided<[16, 1], offset: ?>, #nisa.mem<hbm>>"
+SHARED_MOVING = f"""
+func.func @main(%x_h: memref<8x3x16xf32, #nisa.mem<hbm>>,
+                %w_h: memref<8x3x2x4xf32, #nisa.mem<hbm>>, %out: {OUT}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %two = arith.constant 2.0 : f32
+  %x = memref.alloc() : {X_T}
+  %w = memref.alloc() : {W_T}
+  nisa.dma_copy %x, %x_h : {X_T}, memref<8x3x16xf32, #nisa.mem<hbm>>
+  nisa.dma_copy %w, %w_h : {W_T}, memref<8x3x2x4xf32, #nisa.mem<hbm>>
+  %gate = memref.alloc() : {ACC}
+  %up = memref.alloc() : {ACC}
+  %staged = memref.alloc() : {SB_ACC}
+  nisa.memset %gate, 0.000000e+00 : {ACC}
+  nisa.memset %up, 0.000000e+00 : {ACC}
+  scf.for %round = %c0 to %c2 step %c1 {{
+    scf.for %k = %c0 to %c3 step %c1 {{
+      %mv = memref.subview %x[0, %k, 0] [8, 1, 16] [1, 1, 1] : {X_T} to {MV}
+      %sg = memref.subview %w[0, %k, 0, 0] [8, 1, 1, 4] [1, 1, 1, 1] : {W_T} to {ST}
+      nisa.nc_matmul %gate, %sg, %mv accumulate : {ACC}, {ST}, {MV}
+      %su = memref.subview %w[0, %k, 1, 0] [8, 1, 1, 4] [1, 1, 1, 1] : {W_T} to {ST}
+      nisa.nc_matmul %up, %su, %mv accumulate : {ACC}, {ST}, {MV}
+    }}
+    %dg = memref.subview %out[%round, 0, 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : {OUT} to {OUT_T}
+    %du = memref.subview %out[%round, 1, 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : {OUT} to {OUT_T}
+    nisa.tensor_copy %staged, %gate : {SB_ACC}, {ACC}
+    nisa.dma_copy %dg, %staged : {OUT_T}, {SB_ACC}
+    nisa.tensor_copy %staged, %up : {SB_ACC}, {ACC}
+    nisa.dma_copy %du, %staged : {OUT_T}, {SB_ACC}
+    nisa.tensor_scalar %x, %x, multiply %two : {X_T}, {X_T}, f32
+  }}
+  func.return
+}}
+"""
+
+
+def test_matmuls_sharing_a_moving_tile_in_a_read_only_loop() -> None:
+    """The gate/up pattern: two matmuls per iteration read the same token tile (analysed
+    once); between the loop's runs the tile is rewritten, and the next run sees that."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((8, 3, 16)).astype(np.float32)
+    x[:, :, 11:] = 0.0  # padding token columns
+    w = rng.standard_normal((8, 3, 2, 4)).astype(np.float32)
+    out = np.zeros((2, 2, 4, 16), dtype=np.float32)
+    ctx = _context()
+    module, _ = parse_located(ctx, SHARED_MOVING, "shared.mlir")
+    module.verify()
+    make_interpreter(module, ctx).call_op("main", (x.copy(), w, out))
+    gate = np.zeros((4, 16), np.float32)
+    up = np.zeros((4, 16), np.float32)
+    tokens = x.copy()
+    for round_ in range(2):
+        for k in range(3):
+            gate = gate + pe_pass(w[:, k, 0, :].T, tokens[:, k, :])
+            up = up + pe_pass(w[:, k, 1, :].T, tokens[:, k, :])
+        assert np.array_equal(out[round_, 0].view(np.uint32), gate.view(np.uint32))
+        assert np.array_equal(out[round_, 1].view(np.uint32), up.view(np.uint32))
+        tokens = tokens * np.float32(2.0)

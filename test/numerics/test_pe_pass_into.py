@@ -10,6 +10,7 @@ from mxdsl.numerics import MxFormat, pack_fp8_x4
 from mxdsl.numerics.matmul import (
     mx_matmul_operand,
     nonzero_columns,
+    pe_operand,
     pe_pass,
     pe_pass_into,
 )
@@ -38,7 +39,7 @@ def _expected(dst: np.ndarray, stationary: np.ndarray, moving: np.ndarray, accum
 def _check(stationary: np.ndarray, moving: np.ndarray, accumulate: bool) -> np.ndarray:
     dst = _psum((stationary.shape[1], moving.shape[1]))
     want = _expected(dst, stationary, moving, accumulate)
-    pe_pass_into(dst, stationary, moving, accumulate)
+    pe_pass_into(dst, pe_operand(stationary), pe_operand(moving), accumulate)
     assert dst.dtype == np.float32
     assert (_bits(dst) == _bits(want)).all()
     return dst
