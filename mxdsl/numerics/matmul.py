@@ -93,13 +93,13 @@ class PeOperand:
 
     tile: np.ndarray
     widen: Callable[[np.ndarray], np.ndarray]
-    mask: np.ndarray  # columns holding a nonzero (NaN counts)
-    columns: slice | np.ndarray  # their positions (:func:`_selection`)
+    columns: slice | np.ndarray  # the columns holding a nonzero (NaN counts)
+    zero_columns: slice | np.ndarray  # the others
     widened: np.ndarray  # float64 [K, len(columns)]
 
     @property
     def dense(self) -> bool:
-        return _count(self.columns) == self.mask.size
+        return _count(self.zero_columns) == 0
 
 
 def pe_operand(tile: np.ndarray, widen: Callable[[np.ndarray], np.ndarray] = _widen) -> PeOperand:
@@ -107,7 +107,8 @@ def pe_operand(tile: np.ndarray, widen: Callable[[np.ndarray], np.ndarray] = _wi
     to float64 exactly (default ``astype``)."""
     mask = nonzero_columns(tile)
     columns = _selection(mask)
-    return PeOperand(tile, widen, mask, columns, widen(tile[:, columns]))
+    zero_columns = slice(0, 0) if _count(columns) == mask.size else _selection(~mask)
+    return PeOperand(tile, widen, columns, zero_columns, widen(tile[:, columns]))
 
 
 @_IEEE_SPECIALS
@@ -128,16 +129,17 @@ def pe_pass_into(
     rows, cols = stationary.columns, moving.columns
     lhs, rhs = stationary.widened.T, moving.widened
     part = np.matmul(lhs, rhs)
-    skips = not (stationary.dense and moving.dense)
-    if skips and not _skip_is_exact(part, lhs, rhs):
-        skips = False
-        rows = cols = slice(None)
-        part = np.matmul(stationary.widen(stationary.tile).T, moving.widen(moving.tile))
-    _write(dst, _at(rows, cols), part, accumulate)
-    if not skips:
+    if stationary.dense and moving.dense:
+        _write(dst, rows, cols, part, accumulate)
         return
-    _write(dst, (_selection(~stationary.mask), slice(None)), 0.0, accumulate)
-    _write(dst, _at(rows, _selection(~moving.mask)), 0.0, accumulate)
+    all_rows, all_cols = slice(0, dst.shape[0]), slice(0, dst.shape[1])
+    if not _skip_is_exact(part, lhs, rhs):
+        part = np.matmul(stationary.widen(stationary.tile).T, moving.widen(moving.tile))
+        _write(dst, all_rows, all_cols, part, accumulate)
+        return
+    _write(dst, rows, cols, part, accumulate)
+    _write(dst, stationary.zero_columns, all_cols, 0.0, accumulate)
+    _write(dst, rows, moving.zero_columns, 0.0, accumulate)
 
 
 def _skip_is_exact(part: np.ndarray, lhs: np.ndarray, rhs: np.ndarray) -> bool:
@@ -148,24 +150,31 @@ def _skip_is_exact(part: np.ndarray, lhs: np.ndarray, rhs: np.ndarray) -> bool:
     return bool(np.isfinite(lhs).all() and np.isfinite(rhs).all())
 
 
-def _write(dst: np.ndarray, index: Any, value: Any, accumulate: bool) -> None:
-    """``dst[index] = value`` rounded to fp32, or ``+=`` it rounded to fp32 (the ufunc
-    casts each element to fp32 before the fp32 add)."""
-    if not accumulate:
+def _write(
+    dst: np.ndarray,
+    rows: slice | np.ndarray,
+    cols: slice | np.ndarray,
+    value: Any,
+    accumulate: bool,
+) -> None:
+    """``dst[rows x cols] = value`` rounded to fp32, or ``+=`` it rounded to fp32 (the
+    ufunc casts each element to fp32 before the fp32 add); nothing for an empty block."""
+    if isinstance(rows, slice) and isinstance(cols, slice):
+        if rows.start == rows.stop or cols.start == cols.stop:
+            return
+        region = dst[rows, cols]  # a view: written in place
+        if accumulate:
+            np.add(region, value, out=region, dtype=np.float32, casting="unsafe")
+        else:
+            region[...] = value
+        return
+    index = (
+        (rows, cols) if isinstance(rows, slice) or isinstance(cols, slice) else np.ix_(rows, cols)
+    )
+    if accumulate:
+        dst[index] += np.asarray(value).astype(np.float32, copy=False)
+    else:
         dst[index] = value
-        return
-    if all(isinstance(i, slice) for i in index):  # a view: add in place
-        region = dst[index]
-        np.add(region, value, out=region, dtype=np.float32, casting="unsafe")
-        return
-    dst[index] += np.asarray(value).astype(np.float32, copy=False)
-
-
-def _at(rows: slice | np.ndarray, cols: slice | np.ndarray) -> Any:
-    """The index of the block ``rows x cols`` of a 2-D array."""
-    if isinstance(rows, slice) or isinstance(cols, slice):
-        return rows, cols
-    return np.ix_(rows, cols)
 
 
 def _count(selection: slice | np.ndarray) -> int:
