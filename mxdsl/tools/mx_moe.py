@@ -277,7 +277,7 @@ def header(kernel, args: argparse.Namespace) -> str:  # noqa: ANN001
     lines = [
         f"mx-moe emit --implementation {kernel.spec.implementation.name}: H={s.hidden} "
         f"I={s.intermediate} E={s.experts} T={s.tokens} B={s.block_size} TopK={s.top_k} "
-        f"N={s.blocks} dtype={kernel.options.dtype}",
+        f"N={s.blocks} dtype={kernel.options.dtype} gate_up_chunk={kernel.options.gate_up_chunk}",
         "run: mx-run FILE --cores 2 --inputs IN.npz -o OUT.npz (outputs come back as argI)",
         *signature_text(kernel.arguments).splitlines(),
     ]

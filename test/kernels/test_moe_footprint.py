@@ -45,13 +45,15 @@ def test_every_variant_fits_at_the_benchmark_sizes(impl: MoECTEImplementation) -
     kernel = build_moe_cte(MoECTESpec(impl), sizes)
     assert _on_chip_bytes(kernel.module, nisa.MemorySpace.SBUF) <= 192 * 1024
     assert _on_chip_bytes(kernel.module, nisa.MemorySpace.PSUM) <= 16 * 1024
-    # the block shard keeps three blocks of hidden states: its weight chunk had to shrink
-    # (bf16: 48 KiB of 128-row tiles -> 12 KiB; MX: 1024 -> 512 columns)
-    shrunk = {
+    # the largest chunk within 64 KiB per partition (bf16: 512 columns, MX: 1024), except
+    # that the block shards keep three blocks of hidden states and had to shrink it to fit
+    chunk = {
         MoECTEImplementation.shard_on_block: 128,
         MoECTEImplementation.shard_on_block_mx: 512,
+        MoECTEImplementation.shard_on_i_mx: 1024,
+        MoECTEImplementation.shard_on_i_mx_hybrid: 1024,
     }
-    assert kernel.options.gate_up_chunk == shrunk.get(impl)
+    assert kernel.options.gate_up_chunk == chunk.get(impl, 512)
 
 
 def test_a_kernel_that_cannot_fit_is_refused_naming_its_buffers() -> None:

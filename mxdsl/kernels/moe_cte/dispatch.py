@@ -128,6 +128,7 @@ def build_moe_cte(
             options = replace(options, gate_up_chunk=chunk)
             module, ffn = builder(spec, sizes, options, quantization_config)
     _check_footprint(ffn.kb, impl)
+    options = replace(options, gate_up_chunk=ffn.g.chunk)  # what was built
     weight = 0.5 if not impl.shards_on_block else 1.0  # I-shard: both cores see every block
     if impl == MoECTEImplementation.shard_on_i_dropping:
         weight /= max(sizes.block_size // min(sizes.block_size, 1024), 1)

@@ -50,7 +50,6 @@ from mxdsl.kernels.moe_cte.spec import (
     MoECTESizes,
     MoECTESpec,
     QuantizationConfig,
-    gate_up_chunk,
 )
 
 X4_TYPES: dict[str, Attribute] = {
@@ -76,7 +75,6 @@ class MxBlockFFN(BlockFFN):
         x4 = X4_TYPES[wf.x4]
         self.kt4 = g.H // MX_TILE
         self.nt = g.Ic // MX_TILE  # 512-row I tiles of this core
-        self.chunk = gate_up_chunk(self.spec.implementation, self.sizes, self.options)
         self.tile0: Index = 0  # first 512-row I tile of this core (I shard: core * nt)
         E = g.E
         # zero-copy x4 views of the integer weights, and the scales as [E * 16, ...] rows
@@ -115,8 +113,8 @@ class MxBlockFFN(BlockFFN):
         self.xs = kb.alloc(
             [PMAX, self.sets, self.kt4, g.Bc], ui8, what="the hidden states' E8M0 scales"
         )
-        self.wq = kb.alloc([PMAX, 2, self.kt4, self.chunk], x4, what="the gate/up weight chunk")
-        self.wsc = kb.alloc([PMAX, 2, self.kt4, self.chunk], ui8, what="the gate/up weight scales")
+        self.wq = kb.alloc([PMAX, 2, self.kt4, g.chunk], x4, what="the gate/up weight chunk")
+        self.wsc = kb.alloc([PMAX, 2, self.kt4, g.chunk], ui8, what="the gate/up weight scales")
         self.wdq = kb.alloc([PMAX, self.nt, PSUM_FMAX], x4, what="the down-projection weights")
         self.wds = kb.alloc(
             [PMAX, self.nt, PSUM_FMAX], ui8, what="the down-projection weight scales"
@@ -213,12 +211,12 @@ class MxBlockFFN(BlockFFN):
         (``sidx`` must hold e's scale index), then quantized to float8_e4m3fn_x4."""
         kb, g = self.kb, self.g
         E = g.E
-        per_chunk = self.chunk // MX_TILE
-        with kb.loop(0, g.Ic // self.chunk) as c:
-            ci = kb.add(i0, kb.mul(c, self.chunk))
-            src = kb.view(self.w_gu, [e, 0, 0, 0, ci], [1, PMAX, 2, self.kt4, self.chunk], drop=[0])
+        per_chunk = g.chunk // MX_TILE
+        with kb.loop(0, g.Ic // g.chunk) as c:
+            ci = kb.add(i0, kb.mul(c, g.chunk))
+            src = kb.view(self.w_gu, [e, 0, 0, 0, ci], [1, PMAX, 2, self.kt4, g.chunk], drop=[0])
             kb.emit(nisa.DmaCopyOp(self.wq, src))
-            rows = kb.view(self.s_gu, [0, 0, 0, ci], [E * SCALE_ROWS, 2, self.kt4, self.chunk])
+            rows = kb.view(self.s_gu, [0, 0, 0, ci], [E * SCALE_ROWS, 2, self.kt4, g.chunk])
             kb.emit(nisa.DmaCopyOp(self.wsc, rows, src_index=self.sidx, oob_mode=OobMode.SKIP))
             with kb.loop(0, per_chunk) as tl:
                 t = kb.add(kb.mul(c, per_chunk), tl)  # 512-row I tile of this core
