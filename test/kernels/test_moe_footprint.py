@@ -37,12 +37,13 @@ def _on_chip_bytes(module, space: nisa.MemorySpace) -> int:  # noqa: ANN001
     return total
 
 
+@pytest.mark.parametrize("bias", [False, True], ids=["", "bias"])
 @pytest.mark.parametrize("impl", list(MoECTEImplementation), ids=lambda m: m.name)
-def test_every_variant_fits_at_the_benchmark_sizes(impl: MoECTEImplementation) -> None:
+def test_every_variant_fits_at_the_benchmark_sizes(impl: MoECTEImplementation, bias: bool) -> None:
     sizes = BENCHMARK
     if impl == MoECTEImplementation.shard_on_i_dropping:
         sizes = MoECTESizes(3072, 2048, 8, 1024, 512, 4, n_blocks=8)
-    kernel = build_moe_cte(MoECTESpec(impl), sizes)
+    kernel = build_moe_cte(MoECTESpec(impl), sizes, MoECTEOptions(bias=bias))
     assert _on_chip_bytes(kernel.module, nisa.MemorySpace.SBUF) <= 192 * 1024
     assert _on_chip_bytes(kernel.module, nisa.MemorySpace.PSUM) <= 16 * 1024
     # the largest chunk within 64 KiB per partition (bf16: 512 columns, MX: 1024), except

@@ -174,7 +174,8 @@ class BlockFFN:
             self.dsc = kb.alloc([PMAX, g.H], f32, what="the down-projection fp8 scales")
         if self.bias:
             self.gb = kb.alloc([g.it, 2], f32)
-            self.db = kb.alloc([PMAX, g.H], f32, what="the down-projection bias")
+            # the bias rows in the io dtype they arrive in (the engines add in f32)
+            self.db = kb.alloc([PMAX, g.H], io, what="the down-projection bias")
         if self.aff_on_i:
             self.ones = kb.alloc([1, g.it], f32)
             kb.emit(nisa.MemsetOp(self.ones, 1.0))
@@ -443,12 +444,17 @@ class BlockFFN:
             with kb.when(kb.eq(core, full % 2)):
                 body(full * PMAX, tail)
 
+    def zero_rows(self) -> SSAValue:
+        """The output-row tile cleared, as a source of zero rows for clearing the output
+        (before the blocks or after them: no block's rows are in it then)."""
+        self.kb.emit(nisa.MemsetOp(self.otile, 0.0))
+        return self.otile
+
     def zero_output(self, core: SSAValue) -> None:
         """Each core zeroes its row tiles of the output (every plane)."""
         kb, g = self.kb, self.g
         out = self.arg["output"]
-        zeros = kb.alloc([PMAX, g.H], self.io, what="the zero rows clearing the output")
-        kb.emit(nisa.MemsetOp(zeros, 0.0))
+        zeros = self.zero_rows()
         shape = out.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
         planes = shape[1] if len(shape) == 3 else 1
 
@@ -462,7 +468,6 @@ class BlockFFN:
                 kb.emit(nisa.DmaCopyOp(dst, src))
 
         self.for_core_row_tiles(core, g.T + 1, body)
-        self.zeros = zeros
 
 
 __all__ = ["ACTIVATIONS", "BlockFFN", "Geometry"]

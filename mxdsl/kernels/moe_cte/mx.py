@@ -137,7 +137,8 @@ class MxBlockFFN(BlockFFN):
         self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
         if self.bias:
             self.gb = kb.alloc([PMAX, 2], f32)
-            self.db = kb.alloc([PMAX, g.H], f32, what="the down-projection bias")
+            # the bias rows in the io dtype they arrive in (the engines add in f32)
+            self.db = kb.alloc([PMAX, g.H], io, what="the down-projection bias")
         if self.aff_on_i:
             self.ones = kb.alloc([1, PMAX], f32)
             kb.emit(nisa.MemsetOp(self.ones, 1.0))
@@ -331,8 +332,7 @@ def build_shard_on_block_mx(
     out = ffn.arg["output"]
     core = kb.emit(nisa.ProgramIdOp()).results[0]
     planes = len(out.type.get_shape()) == 3  # pyright: ignore[reportAttributeAccessIssue]
-    zeros = kb.alloc([PMAX, g.H], ffn.io, what="the zero rows clearing the output")
-    kb.emit(nisa.MemsetOp(zeros, 0.0))
+    zeros = ffn.zero_rows()
 
     def plane_rows(p: Index, r: Index, n: int) -> SSAValue:
         if planes:
@@ -392,6 +392,7 @@ def build_shard_on_block_mx(
 
     if planes:  # the two-plane epilogue reduce
         kb.emit(nisa.CoreBarrierOp(out))
+        zeros = ffn.zero_rows()
 
         def reduce(r: Index, n: int) -> None:
             p0, p1 = plane_rows(0, r, n), plane_rows(1, r, n)

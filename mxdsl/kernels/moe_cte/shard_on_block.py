@@ -81,12 +81,13 @@ def build_shard_on_block(
 
     if planes:  # the two-plane epilogue reduce
         kb.emit(nisa.CoreBarrierOp(out))
+        zeros = ffn.zero_rows()
 
         def reduce(r: Index, n: int) -> None:
             p0 = kb.view(out, [r, 0, 0], [n, 1, g.H], drop=[1])
             p1 = kb.view(out, [r, 1, 0], [n, 1, g.H], drop=[1])
             kb.emit(nisa.DmaComputeOp(p0, [p0, p1]))
-            kb.emit(nisa.DmaCopyOp(p1, kb.view(ffn.zeros, [0, 0], [n, g.H])))
+            kb.emit(nisa.DmaCopyOp(p1, kb.view(zeros, [0, 0], [n, g.H])))
 
         ffn.for_core_row_tiles(core, g.T + 1, reduce)
     return kb.finish(), ffn
