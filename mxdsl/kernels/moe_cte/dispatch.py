@@ -190,20 +190,14 @@ def _build_block_mx(*args: Any) -> Any:
     return build_shard_on_block_mx(*args)
 
 
-def _build_i_mx(*args: Any) -> Any:
-    from mxdsl.kernels.moe_cte.mx import build_shard_on_i_mx
-
-    return build_shard_on_i_mx(*args)
-
-
 _BUILDERS: dict[MoECTEImplementation, Callable[..., Any]] = {
     MoECTEImplementation.shard_on_block: _build_block,
     MoECTEImplementation.shard_on_i: _build_i,
     MoECTEImplementation.shard_on_i_hybrid: _build_i,
     MoECTEImplementation.shard_on_i_dropping: _build_i,
     MoECTEImplementation.shard_on_block_mx: _build_block_mx,
-    MoECTEImplementation.shard_on_i_mx: _build_i_mx,
-    MoECTEImplementation.shard_on_i_mx_hybrid: _build_i_mx,
+    MoECTEImplementation.shard_on_i_mx: _build_i,
+    MoECTEImplementation.shard_on_i_mx_hybrid: _build_i,
 }
 
 

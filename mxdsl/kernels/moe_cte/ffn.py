@@ -187,16 +187,33 @@ class BlockFFN:
     # ------------------------------------------------------- block expert
 
     def expert_of_block(self, b: Index) -> SSAValue:
-        """``e = block_to_expert[b]`` as a register (index) and broadcast into e_f."""
+        """``e = block_to_expert[b]`` as a register (index), also broadcast into the
+        ``e_i`` / ``e_f`` columns when :attr:`needs_expert_column`."""
         kb = self.kb
         cell = kb.view(self.arg["block_to_expert"], [b], [1])
         op = nisa.RegisterLoadOp(cell)
         kb.emit(op)
         self.progress_ops.append(op)
-        if self.needs_affinity:
-            kb.emit(nisa.DmaCopyOp(self.e_i, cell, src_index=self.zidx))
-            kb.emit(nisa.TensorCopyOp(self.e_f, self.e_i))
+        if self.needs_expert_column:
+            self._broadcast_expert(cell)
         return op.results[0]
+
+    @property
+    def needs_expert_column(self) -> bool:
+        """The affinity gather addresses ``token * E + e`` on chip."""
+        return self.needs_affinity
+
+    def load_expert_column(self, b: Index) -> None:
+        """``block_to_expert[b]`` on every partition of ``e_i`` (i32) and ``e_f`` (f32)."""
+        self._broadcast_expert(self.kb.view(self.arg["block_to_expert"], [b], [1]))
+
+    def _broadcast_expert(self, cell: SSAValue) -> None:
+        self.kb.emit(nisa.DmaCopyOp(self.e_i, cell, src_index=self.zidx))
+        self.kb.emit(nisa.TensorCopyOp(self.e_f, self.e_i))
+
+    def core_columns(self, core: SSAValue) -> Index:
+        """The first I column an I-sharded core computes: ``core * Ic``."""
+        return self.kb.mul(core, self.g.Ic)
 
     # --------------------------------------------------- 1. load tokens
 

@@ -45,7 +45,6 @@ from mxdsl.kernels.moe_cte.ir import Index
 from mxdsl.kernels.moe_cte.mx_layouts import MX_TILE, SCALE_ROWS, weight_format
 from mxdsl.kernels.moe_cte.spec import (
     PMAX,
-    MoECTEImplementation,
     MoECTEOptions,
     MoECTESizes,
     MoECTESpec,
@@ -167,27 +166,26 @@ class MxBlockFFN(BlockFFN):
 
     # ------------------------------------------------------- block expert
 
-    def mx_expert(self, b: Index) -> SSAValue:
+    @property
+    def needs_expert_column(self) -> bool:
+        return True  # the scale gather index is built from it
+
+    def expert_of_block(self, b: Index) -> SSAValue:
         """``e = block_to_expert[b]`` as a register, in e_i / e_f, and the block's scale
         gather index ``sidx`` (valid rows ``16 e + 4 (p >> 5) + (p & 3)``, -1 in holes)."""
-        kb = self.kb
-        cell = kb.view(self.arg["block_to_expert"], [b], [1])
-        op = nisa.RegisterLoadOp(cell)
-        kb.emit(op)
-        self.progress_ops.append(op)
-        self.load_expert_column(b)
-        kb.emit(
+        e = super().expert_of_block(b)
+        self.kb.emit(
             nisa.TensorScalarOp(
                 self.sidx, self.valid16, AluOp.MULTIPLY, self.e_f, AluOp.ADD, self.base
             )
         )
-        return op.results[0]
+        return e
 
-    def load_expert_column(self, b: Index) -> None:
-        kb = self.kb
-        cell = kb.view(self.arg["block_to_expert"], [b], [1])
-        kb.emit(nisa.DmaCopyOp(self.e_i, cell, src_index=self.zidx))
-        kb.emit(nisa.TensorCopyOp(self.e_f, self.e_i))
+    def core_columns(self, core: SSAValue) -> Index:
+        """:meth:`BlockFFN.core_columns`, and the core's first 512-row I tile ``tile0``."""
+        i0 = super().core_columns(core)
+        self.tile0 = self.kb.mul(core, self.nt)
+        return i0
 
     # --------------------------------------------------- 1. load tokens
 
@@ -352,7 +350,7 @@ def build_shard_on_block_mx(
     n_static = static_blocks(spec, sizes)
 
     def compute(s: Index, b: Index) -> None:
-        e = ffn.mx_expert(b)
+        e = ffn.expert_of_block(b)
         ffn.gate_up(s, e, 0, b)
         ffn.down(e, 0)
         with kb.loop(0, g.nbt) as bt:
@@ -410,66 +408,8 @@ def static_blocks(spec: MoECTESpec, sizes: MoECTESizes) -> int:
     return max(sizes.blocks - sizes.experts, 0) if n < 0 else n
 
 
-def build_shard_on_i_mx(
-    spec: MoECTESpec,
-    sizes: MoECTESizes,
-    options: MoECTEOptions,
-    quantization: QuantizationConfig | None,
-) -> tuple[ModuleOp, BlockFFN]:
-    """shard_on_i_mx / shard_on_i_mx_hybrid: each core owns I/2 (whole 512-row tiles),
-    the down partials are exchanged in bf16 with sendrecv and added on the owner core."""
-    impl = spec.implementation
-    ffn = MxBlockFFN(spec, sizes, options, quantization, "main")
-    kb, g = ffn.kb, ffn.g
-    out = ffn.arg["output"]
-    core = kb.emit(nisa.ProgramIdOp()).results[0]
-    peer = kb.index(kb.sub(1, core))
-    i0 = kb.mul(core, g.Ic)
-    ffn.tile0 = kb.mul(core, ffn.nt)
-    recv = kb.alloc([PMAX, g.H], ffn.io, what="the received partial sums")
-    send = kb.alloc([PMAX, g.H], ffn.io, what="the partial sums sent")
-    half = g.nbt // 2
-    ffn.zero_output(core)
-    kb.emit(nisa.CoreBarrierOp(out))
-
-    def expert_block(b: Index) -> None:
-        e = ffn.mx_expert(b)
-        row0 = kb.mul(b, g.B)
-        ffn.load_tokens(0, row0)
-        ffn.gate_up(0, e, i0, b, 0)
-        ffn.down(e, i0)
-        with kb.loop(0, half) as t:
-            own = ffn.acc_tile(kb.add(kb.mul(core, half), t))
-            other = ffn.acc_tile(kb.add(kb.mul(peer, half), t))
-            kb.emit(nisa.TensorCopyOp(send, other))
-            kb.emit(nisa.SendRecvOp(recv, send, peer, peer, pipe_id=0))
-            kb.emit(nisa.TensorTensorOp(own, AluOp.ADD, own, recv))
-            ffn.finish_tile(0, kb.add(kb.mul(core, half), t), own, out, b, 0)
-        kb.emit(nisa.CoreBarrierOp(out))
-
-    if impl == MoECTEImplementation.shard_on_i_mx_hybrid:
-        cfg = spec.shard_on_I
-        assert cfg is not None
-        static = cfg.num_static_block
-        static = max(g.N - g.E, 0) if static is None else static
-        with kb.loop(0, static) as b:
-            expert_block(b)
-        conditions = kb.alloc([1, g.N + 1], i32)
-        count = kb.alloc([1, 1], i32)
-        kb.emit(nisa.DmaCopyOp(conditions, ffn.arg["conditions"]))
-        kb.emit(nisa.TensorReduceOp(count, AluOp.ADD, conditions, [1]))
-        live = kb.emit(nisa.RegisterLoadOp(count)).results[0]
-        with kb.loop(static, live) as b:
-            expert_block(b)
-    else:
-        with kb.loop(0, g.N) as b:
-            expert_block(b)
-    return kb.finish(), ffn
-
-
 __all__ = [
     "MxBlockFFN",
     "build_shard_on_block_mx",
-    "build_shard_on_i_mx",
     "static_blocks",
 ]

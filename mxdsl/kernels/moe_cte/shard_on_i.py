@@ -1,4 +1,5 @@
-"""shard_on_i, shard_on_i_hybrid, shard_on_i_dropping: I split across the two cores.
+"""shard_on_i, shard_on_i_hybrid, shard_on_i_dropping and the MX twins shard_on_i_mx,
+shard_on_i_mx_hybrid: I split across the two cores.
 
 ::
 
@@ -22,6 +23,8 @@
 * shard_on_i_dropping: the N == E layout, block b is expert b (block_to_expert is not
   read; the expert index lives in an SBUF counter incremented per block), each block in
   tiles of at most 1024 rows, and the activation checkpoints are always written.
+* The MX twins: the same driver over :class:`MxBlockFFN` (whole 512-row I tiles per
+  core; the partials exchanged in bf16, scales never cross cores).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import AluOp
 from mxdsl.kernels.moe_cte.ffn import BlockFFN
 from mxdsl.kernels.moe_cte.ir import Index
+from mxdsl.kernels.moe_cte.mx import MxBlockFFN
 from mxdsl.kernels.moe_cte.spec import (
     PMAX,
     MoECTEImplementation,
@@ -41,6 +45,8 @@ from mxdsl.kernels.moe_cte.spec import (
     QuantizationConfig,
 )
 
+HYBRIDS = (MoECTEImplementation.shard_on_i_hybrid, MoECTEImplementation.shard_on_i_mx_hybrid)
+
 
 def build_shard_on_i(
     spec: MoECTESpec,
@@ -49,12 +55,12 @@ def build_shard_on_i(
     quantization: QuantizationConfig | None,
 ) -> tuple[ModuleOp, BlockFFN]:
     impl = spec.implementation
-    ffn = BlockFFN(spec, sizes, options, quantization, "main")
+    ffn = (MxBlockFFN if impl.is_mx else BlockFFN)(spec, sizes, options, quantization, "main")
     kb, g = ffn.kb, ffn.g
     out = ffn.arg["output"]
     core = kb.emit(nisa.ProgramIdOp()).results[0]
     peer = kb.index(kb.sub(1, core))
-    i0 = kb.mul(core, g.Ic)
+    i0 = ffn.core_columns(core)
     recv = kb.alloc([PMAX, g.H], ffn.io, what="the received partial sums")
     send = kb.alloc([PMAX, g.H], ffn.io, what="the partial sums sent")
     half = g.nbt // 2
@@ -88,7 +94,10 @@ def build_shard_on_i(
                 col0 = kb.mul(sub, g.Bc)
                 one_block(b, b, kb.add(kb.mul(b, g.B), col0), col0)
             kb.emit(nisa.TensorScalarOp(ffn.e_f, ffn.e_f, AluOp.ADD, kb.f32(1.0)))
-    elif impl == MoECTEImplementation.shard_on_i_hybrid:
+    elif impl in (
+        MoECTEImplementation.shard_on_i_hybrid,
+        MoECTEImplementation.shard_on_i_mx_hybrid,
+    ):
         cfg = spec.shard_on_I
         assert cfg is not None
         static = cfg.num_static_block
