@@ -289,11 +289,26 @@ class BlockFFN:
                 local = kb.mul(t, g.it)  # column in the chunk
                 col = kb.add(ci, local)  # column in I
                 tile = kb.add(kb.mul(c, g.chunk // g.it), t)  # I tile index of this core
-                self._gate_up_columns(s, e, col, local, tile, b, col0)
+
+                def inter_tile(m0: Index, tile: Index = tile) -> SSAValue:
+                    return kb.view(self.inter, [0, tile, m0], [g.it, 1, g.Bm], drop=[1])
+
+                self._gate_up_columns(s, e, col, local, inter_tile, b, col0)
 
     def _gate_up_columns(
-        self, s: Index, e: Index, col: Index, local: Index, tile: Index, b: Index, col0: Index
+        self,
+        s: Index,
+        e: Index,
+        col: Index,
+        local: Index,
+        inter_tile: Callable[[Index], SSAValue],
+        b: Index,
+        col0: Index,
     ) -> None:
+        """One I tile (columns ``col``, at ``local`` in the weight chunk) of gate and up
+        for each token column block ``m0``: the K loop of PE passes (:meth:`_gate_up_k`;
+        the first H tile overwrites PSUM, the others accumulate), then scale, bias, clamp,
+        ``act(gate) * up`` into ``inter_tile(m0)``."""
         kb, g = self.kb, self.g
         if self.fp8:
             for gi in (0, 1):
@@ -309,22 +324,16 @@ class BlockFFN:
                 kb.emit(nisa.DmaCopyOp(kb.view(self.gb, [0, gi], [g.it, 1]), src))
         with kb.loop(0, g.nbm) as m:
             m0 = kb.mul(m, g.Bm)
-            # gate and up share the moving tile (the tokens' hidden^T, one H tile per k);
-            # the first H tile overwrites PSUM, the others accumulate
-            for k0, k1, accumulate in ((0, 1, False), (1, g.kt, True)):
+            k_tiles = self.gate_up_k_tiles
+            for k0, k1, accumulate in ((0, 1, False), (1, k_tiles, True)):
                 if k1 <= k0:
                     continue
                 with kb.loop(k0, k1) as k:
-                    moving = kb.view(self.xT, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
-                    for gi, psum in ((0, self.pg), (1, self.pu)):
-                        stationary = kb.view(
-                            self.wgu, [0, k, gi, local], [PMAX, 1, 1, g.it], drop=[1, 2]
-                        )
-                        kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
+                    self._gate_up_k(s, k, m0, local, accumulate)
             gate = self._evacuate(0, self.pg, self.gs, self.options.gate_clamp, b, col, col0, m0)
             kb.emit(nisa.ActivationOp(self.gs, ACTIVATIONS[self.options.activation], gate))
             up = self._evacuate(1, self.pu, self.us, self.options.up_clamp, b, col, col0, m0)
-            dst = kb.view(self.inter, [0, tile, m0], [g.it, 1, g.Bm], drop=[1])
+            dst = inter_tile(m0)
             if self.aff_on_i:
                 kb.emit(
                     nisa.TensorTensorOp(
@@ -333,6 +342,20 @@ class BlockFFN:
                 )
                 up = self.us
             kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.gs, up))
+
+    @property
+    def gate_up_k_tiles(self) -> int:
+        """PE passes over H per gate/up tile: 128-row H tiles."""
+        return self.g.kt
+
+    def _gate_up_k(self, s: Index, k: Index, m0: Index, local: Index, accumulate: bool) -> None:
+        """H tile ``k`` of the gate and up matmuls; they share the moving tile (the
+        tokens' hidden^T)."""
+        kb, g = self.kb, self.g
+        moving = kb.view(self.xT, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
+        for gi, psum in ((0, self.pg), (1, self.pu)):
+            stationary = kb.view(self.wgu, [0, k, gi, local], [PMAX, 1, 1, g.it], drop=[1, 2])
+            kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
 
     def _evacuate(
         self,

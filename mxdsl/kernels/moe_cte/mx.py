@@ -40,7 +40,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import AluOp, MemorySpace, OobMode
-from mxdsl.kernels.moe_cte.ffn import ACTIVATIONS, BlockFFN
+from mxdsl.kernels.moe_cte.ffn import BlockFFN
 from mxdsl.kernels.moe_cte.ir import Index
 from mxdsl.kernels.moe_cte.mx_layouts import MX_TILE, SCALE_ROWS, weight_format
 from mxdsl.kernels.moe_cte.spec import (
@@ -221,7 +221,12 @@ class MxBlockFFN(BlockFFN):
                 t = kb.add(kb.mul(c, per_chunk), tl)  # 512-row I tile of this core
                 for q in range(4):
                     local = kb.add(kb.mul(tl, MX_TILE), q * PMAX)
-                    self._mx_columns(s, e, kb.add(ci, local), local, t, q, b, col0)
+
+                    def inter_tile(m0: Index, t: Index = t, q: int = q) -> SSAValue:
+                        at, size = [0, t, m0, q], [PMAX, 1, g.Bm, 1]
+                        return kb.view(self.isrc4, at, size, drop=[1, 3])
+
+                    self._gate_up_columns(s, e, kb.add(ci, local), local, inter_tile, b, col0)
         with kb.loop(0, self.nt) as t:  # quantize the intermediate, one I tile at a time
             kb.emit(
                 nisa.QuantizeMxOp(
@@ -231,47 +236,21 @@ class MxBlockFFN(BlockFFN):
                 )
             )
 
-    def _mx_columns(
-        self, s: Index, e: Index, col: Index, local: Index, t: Index, q: int, b: Index, col0: Index
-    ) -> None:
+    @property
+    def gate_up_k_tiles(self) -> int:
+        """PE passes over H per gate/up tile: 512-row H tiles (128 partitions x 4)."""
+        return self.kt4
+
+    def _gate_up_k(self, s: Index, k: Index, m0: Index, local: Index, accumulate: bool) -> None:
+        """H tile ``k`` of the gate and up nc_matmul_mx; they share the MXFP8 token tile."""
         kb, g = self.kb, self.g
-        if self.bias:
-            for gi in (0, 1):
-                src = kb.view(self.arg["gate_and_up_proj_bias"], [e, gi, col], [1, 1, PMAX])
-                kb.emit(nisa.DmaCopyOp(kb.view(self.gb, [0, gi], [PMAX, 1]), src))
-        with kb.loop(0, g.nbm) as m:
-            m0 = kb.mul(m, g.Bm)
-            for k0, k1, accumulate in ((0, 1, False), (1, self.kt4, True)):
-                if k1 <= k0:
-                    continue
-                with kb.loop(k0, k1) as k:
-                    moving = kb.view(self.xq, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
-                    mscale = kb.view(self.xs, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
-                    for gi, psum in ((0, self.pg), (1, self.pu)):
-                        at = [0, gi, k, local]
-                        size = [PMAX, 1, 1, PMAX]
-                        kb.emit(
-                            nisa.NcMatmulMxOp(
-                                psum,
-                                kb.view(self.wq, at, size, drop=[1, 2]),
-                                kb.view(self.wsc, at, size, drop=[1, 2]),
-                                moving,
-                                mscale,
-                                accumulate=accumulate,
-                            )
-                        )
-            gate = self._evacuate(0, self.pg, self.gs, self.options.gate_clamp, b, col, col0, m0)
-            kb.emit(nisa.ActivationOp(self.gs, ACTIVATIONS[self.options.activation], gate))
-            up = self._evacuate(1, self.pu, self.us, self.options.up_clamp, b, col, col0, m0)
-            if self.aff_on_i:
-                kb.emit(
-                    nisa.TensorTensorOp(
-                        self.us, AluOp.MULTIPLY, up, kb.view(self.arow, [0, m0], [PMAX, g.Bm])
-                    )
-                )
-                up = self.us
-            dst = kb.view(self.isrc4, [0, t, m0, q], [PMAX, 1, g.Bm, 1], drop=[1, 3])
-            kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.gs, up))
+        moving = kb.view(self.xq, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
+        mscale = kb.view(self.xs, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
+        for gi, psum in ((0, self.pg), (1, self.pu)):
+            at, size = [0, gi, k, local], [PMAX, 1, 1, PMAX]
+            weights = kb.view(self.wq, at, size, drop=[1, 2])
+            scales = kb.view(self.wsc, at, size, drop=[1, 2])
+            kb.emit(nisa.NcMatmulMxOp(psum, weights, scales, moving, mscale, accumulate=accumulate))
 
     # ------------------------------------------------------------ 3. down
 
