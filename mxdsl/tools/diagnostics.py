@@ -14,10 +14,12 @@ be shown against a dump of the IR. :class:`LocatingParser` records where every o
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
 import re
 import sys
+from collections.abc import Callable, Sequence
 from typing import IO
 
 from xdsl.context import Context
@@ -118,6 +120,35 @@ def report(tool: str, message: str, stream: IO[str] | None = None) -> None:
 
 TRACEBACK_ENV = "MXDSL_TRACEBACK"
 """Set to a non-empty value to let an internal error raise with its Python traceback."""
+
+
+def run_tool(
+    tool: str,
+    parser: argparse.ArgumentParser,
+    run: Callable[[argparse.Namespace, IO[str]], None],
+    failure: type[Exception],
+    argv: Sequence[str] | None = None,
+    stdout: IO[str] | None = None,
+) -> int:
+    """The ``main`` of a command: parse ``argv`` (a bad command line exits 2, argparse
+    has said why), ``run`` it, and turn a ``failure`` (bad input) or an ``OSError`` into
+    ``tool: error: ...`` and exit 1, anything else into an internal-error report (exit 2).
+    """
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        run(args, stdout if stdout is not None else sys.stdout)
+    except failure as err:
+        report(tool, str(err))
+        return 1
+    except OSError as err:
+        report(tool, f"cannot access {err.filename!r}: {err.strerror or err}")
+        return 1
+    except Exception as err:
+        return report_internal_error(tool, err)
+    return 0
 
 
 def report_internal_error(tool: str, err: Exception) -> int:

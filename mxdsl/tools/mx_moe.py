@@ -56,7 +56,7 @@ from mxdsl.kernels.moe_cte.mx_layouts import (  # noqa: E402
     make_mx_inputs,
     mx_golden_for,
 )
-from mxdsl.tools.diagnostics import report, report_internal_error  # noqa: E402
+from mxdsl.tools.diagnostics import run_tool  # noqa: E402
 
 TOOL = "mx-moe"
 
@@ -368,22 +368,9 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Entry point; returns the exit code (0 success, 1 error, 2 bad command line)."""
-    try:
-        args = build_arg_parser().parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else 2
-    try:
-        run(args, stdout if stdout is not None else sys.stdout)
-    except ToolError as err:
-        report(TOOL, str(err))
-        return 1
-    except OSError as err:
-        report(TOOL, f"cannot write {err.filename!r}: {err.strerror or err}")
-        return 1
-    except Exception as err:
-        return report_internal_error(TOOL, err)
-    return 0
+    """Entry point; returns the exit code (0 success, 1 error, 2 bad command line or
+    internal error)."""
+    return run_tool(TOOL, build_arg_parser(), run, ToolError, argv, stdout)
 
 
 def console_main() -> None:

@@ -57,8 +57,7 @@ from mxdsl.tools.diagnostics import (
     format_op_diagnostic,
     format_parse_error,
     parse_located,
-    report,
-    report_internal_error,
+    run_tool,
     verify_located,
 )
 
@@ -595,20 +594,9 @@ def _flatten(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
 
 
 def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Entry point; returns the exit code (0 success, 1 error, 2 internal error or bad
-    command line)."""
-    try:
-        args = build_arg_parser().parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else 2
-    try:
-        run(args, stdout if stdout is not None else sys.stdout)
-    except RunFailure as err:
-        report(TOOL, str(err))
-        return 1
-    except Exception as err:
-        return report_internal_error(TOOL, err)
-    return 0
+    """Entry point; returns the exit code (0 success, 1 error, 2 bad command line or
+    internal error)."""
+    return run_tool(TOOL, build_arg_parser(), run, RunFailure, argv, stdout)
 
 
 def console_main() -> None:
