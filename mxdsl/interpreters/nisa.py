@@ -668,27 +668,28 @@ class NisaFunctions(InterpreterFunctions):
         # data laid out with k = 4p + q; one PE pass (mxdsl.numerics.matmul).
         lhs = self._operand(
             "stationary",
-            (stationary, stationary_scale),
+            (stationary, stationary_scale, _elem_type(op.stationary)),
             lambda: pe_operand(_mx_operand(stationary, stationary_scale, op.stationary).T),
         )
         rhs = self._operand(
             "moving",
-            (moving, moving_scale),
+            (moving, moving_scale, _elem_type(op.moving)),
             lambda: pe_operand(_mx_operand(moving, moving_scale, op.moving).T),
         )
         _matmul_into(dst, lhs, rhs, op.accumulate is not None)
         return ()
 
     def _operand(
-        self, role: str, arrays: tuple[np.ndarray, ...], analyse: Callable[[], PeOperand]
+        self, role: str, sources: tuple[Any, ...], analyse: Callable[[], PeOperand]
     ) -> PeOperand:
         """``analyse()``, or inside a read-only loop the same analysis as the previous
-        matmul's in this role when it read the very same memory (e.g. the token tile
-        the gate and up matmuls share)."""
+        matmul's in this role when it read the very same memory as the same type (e.g.
+        the token tile the gate and up matmuls share). ``sources``: the arrays read and
+        anything else the analysis depends on (the x4 type of an MX operand)."""
         memo = self._operands
         if memo is None:
             return analyse()
-        key = tuple(_view_key(a) for a in arrays)
+        key = tuple(_view_key(x) if isinstance(x, np.ndarray) else x for x in sources)
         known = memo.get(role)
         if known is not None and known[0] == key:
             return known[1]

@@ -89,3 +89,57 @@ func.func @main(%w: memref<32x8x{int_t}, #nisa.mem<hbm>>, %ws: memref<4x8xui8, #
         rhs = mx_matmul_operand(a, as_, MxFormat.E4M3FN)
         assert np.array_equal(out, pe_pass(lhs, rhs.T)), fmt
         assert np.abs(out).max() > 0
+
+
+def test_one_tile_read_as_two_x4_types_in_one_loop():
+    """Two nc_matmul_mx in a loop body read the same SBUF words as float8_e4m3fn_x4 and as
+    float8_e5m2_x4: each decodes them in its own format (an operand analysed for one
+    matmul is reused by the next only for the same memory read as the same type)."""
+    rng = np.random.default_rng(4)
+    w, ws = _mx_weights(MxFormat.E4M3FN, rng)
+    a, as_ = _mx_weights(MxFormat.E4M3FN, rng)
+    a[(a & 0x7F7F7F7F) == 0x7F7F7F7F] = 0  # no word whose lanes are all e5m2 NaN/inf codes
+    e4, e5 = "!nisa.float8_e4m3fn_x4", "!nisa.float8_e5m2_x4"
+    sb = "#nisa.mem<sbuf>"
+    text = f"""
+func.func @main(%w: memref<32x8xui32, #nisa.mem<hbm>>, %ws: memref<4x8xui8, #nisa.mem<hbm>>,
+                %a: memref<32x8xui32, #nisa.mem<hbm>>, %as: memref<4x8xui8, #nisa.mem<hbm>>,
+                %o: memref<2x8x8xf32, #nisa.mem<hbm>>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %wraw = memref.alloc() : memref<32x8xui32, {sb}>
+  %araw = memref.alloc() : memref<32x8xui32, {sb}>
+  nisa.dma_copy %wraw, %w : memref<32x8xui32, {sb}>, memref<32x8xui32, #nisa.mem<hbm>>
+  nisa.dma_copy %araw, %a : memref<32x8xui32, {sb}>, memref<32x8xui32, #nisa.mem<hbm>>
+  %wt = nisa.view_cast %wraw : memref<32x8xui32, {sb}> to memref<32x8x{e4}, {sb}>
+  %a4 = nisa.view_cast %araw : memref<32x8xui32, {sb}> to memref<32x8x{e4}, {sb}>
+  %a5 = nisa.view_cast %araw : memref<32x8xui32, {sb}> to memref<32x8x{e5}, {sb}>
+  %wst = memref.alloc() : memref<32x8xui8, {sb}>
+  %ast = memref.alloc() : memref<32x8xui8, {sb}>
+  %wsv = memref.subview %wst[0, 0] [4, 8] [1, 1] : memref<32x8xui8, {sb}> to memref<4x8xui8, strided<[8, 1]>, {sb}>
+  %asv = memref.subview %ast[0, 0] [4, 8] [1, 1] : memref<32x8xui8, {sb}> to memref<4x8xui8, strided<[8, 1]>, {sb}>
+  nisa.dma_copy %wsv, %ws : memref<4x8xui8, strided<[8, 1]>, {sb}>, memref<4x8xui8, #nisa.mem<hbm>>
+  nisa.dma_copy %asv, %as : memref<4x8xui8, strided<[8, 1]>, {sb}>, memref<4x8xui8, #nisa.mem<hbm>>
+  %p4 = memref.alloc() : memref<8x8xf32, #nisa.mem<psum>>
+  %p5 = memref.alloc() : memref<8x8xf32, #nisa.mem<psum>>
+  scf.for %i = %c0 to %c2 step %c1 {{
+    nisa.nc_matmul_mx %p4, %wt scale %wst, %a4 scale %ast : memref<8x8xf32, #nisa.mem<psum>>, memref<32x8x{e4}, {sb}>, memref<32x8xui8, {sb}>, memref<32x8x{e4}, {sb}>, memref<32x8xui8, {sb}>
+    nisa.nc_matmul_mx %p5, %wt scale %wst, %a5 scale %ast : memref<8x8xf32, #nisa.mem<psum>>, memref<32x8x{e4}, {sb}>, memref<32x8xui8, {sb}>, memref<32x8x{e5}, {sb}>, memref<32x8xui8, {sb}>
+  }}
+  %s = memref.alloc() : memref<2x8x8xf32, {sb}>
+  %s4 = memref.subview %s[0, 0, 0] [1, 8, 8] [1, 1, 1] : memref<2x8x8xf32, {sb}> to memref<8x8xf32, strided<[8, 1]>, {sb}>
+  %s5 = memref.subview %s[1, 0, 0] [1, 8, 8] [1, 1, 1] : memref<2x8x8xf32, {sb}> to memref<8x8xf32, strided<[8, 1], offset: 64>, {sb}>
+  nisa.tensor_copy %s4, %p4 : memref<8x8xf32, strided<[8, 1]>, {sb}>, memref<8x8xf32, #nisa.mem<psum>>
+  nisa.tensor_copy %s5, %p5 : memref<8x8xf32, strided<[8, 1], offset: 64>, {sb}>, memref<8x8xf32, #nisa.mem<psum>>
+  nisa.dma_copy %o, %s : memref<2x8x8xf32, #nisa.mem<hbm>>, memref<2x8x8xf32, {sb}>
+  func.return
+}}"""
+    out = np.zeros((2, 8, 8), np.float32)
+    run(text, w, ws, a, as_, out)
+    lhs = mx_matmul_operand(w, ws, MxFormat.E4M3FN)
+    for index, fmt in enumerate((MxFormat.E4M3FN, MxFormat.E5M2)):
+        rhs = mx_matmul_operand(a, as_, fmt)
+        want = pe_pass(lhs, rhs.T)
+        assert np.array_equal(out[index].view(np.uint32), want.view(np.uint32)), fmt
+    assert not np.array_equal(out[0], out[1])
