@@ -406,9 +406,10 @@ class BlockFFN:
     # ------------------------------------------------------------ 3. down
 
     def down(self, e: Index, i0: Index) -> None:
-        """``acc[token, :] = inter^T @ Wd[e][i0 : i0 + Ic]`` (times the fp8 down scale)."""
+        """``acc[token, :] = inter^T @ Wd[e][i0 : i0 + Ic]`` (times the fp8 down scale),
+        one 512-column H tile of Wd at a time (:meth:`_load_down_weights`), K passes over
+        I tiles (:meth:`_down_pass`) per 128-row token tile."""
         kb, g = self.kb, self.g
-        wd = self.arg["down_proj_weight"]
         if self.fp8:
             row = kb.view(self.arg["down_proj_scale"], [e, 0, 0], [1, 1, g.H], drop=[0])
             kb.emit(nisa.DmaCopyOp(self.dsc, row, src_index=self.zidx))
@@ -417,25 +418,41 @@ class BlockFFN:
             kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
         with kb.loop(0, g.nhc) as hc:  # 512-column H tiles: stream that slice of Wd
             h0 = kb.mul(hc, PSUM_FMAX)
-            with kb.loop(0, g.n_it) as t:
-                src = kb.view(wd, [e, kb.add(i0, kb.mul(t, g.it)), h0], [1, g.it, PSUM_FMAX])
-                dst = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
-                kb.emit(nisa.DmaCopyOp(dst, src))
+            self._load_down_weights(e, i0, h0)
             with kb.loop(0, g.nbt) as bt:
                 b0 = kb.mul(bt, PMAX)
-                for t0, t1, accumulate in ((0, 1, False), (1, g.n_it, True)):
+                for t0, t1, accumulate in ((0, 1, False), (1, self.down_k_tiles, True)):
                     if t1 <= t0:
                         continue
                     with kb.loop(t0, t1) as t:
-                        stationary = kb.view(self.inter, [0, t, b0], [g.it, 1, PMAX], drop=[1])
-                        moving = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
-                        kb.emit(nisa.NcMatmulOp(self.pd, stationary, moving, accumulate=accumulate))
+                        self._down_pass(self.pd, t, b0, accumulate)
                 dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
                 if self.fp8:
                     scale = kb.view(self.dsc, [0, h0], [PMAX, PSUM_FMAX])
                     kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.pd, scale))
                 else:
                     kb.emit(nisa.TensorCopyOp(dst, self.pd))
+
+    @property
+    def down_k_tiles(self) -> int:
+        """PE passes over I per down tile: the core's I tiles."""
+        return self.g.n_it
+
+    def _load_down_weights(self, e: Index, i0: Index, h0: Index) -> None:
+        """``Wd[e][i0 : i0 + Ic, h0 : h0 + 512]`` into ``wd``, one I tile per DMA."""
+        kb, g = self.kb, self.g
+        wd = self.arg["down_proj_weight"]
+        with kb.loop(0, g.n_it) as t:
+            src = kb.view(wd, [e, kb.add(i0, kb.mul(t, g.it)), h0], [1, g.it, PSUM_FMAX])
+            dst = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
+            kb.emit(nisa.DmaCopyOp(dst, src))
+
+    def _down_pass(self, psum: SSAValue, t: Index, b0: Index, accumulate: bool) -> None:
+        """I tile ``t`` of the down projection of the token tile at ``b0``."""
+        kb, g = self.kb, self.g
+        stationary = kb.view(self.inter, [0, t, b0], [g.it, 1, PMAX], drop=[1])
+        moving = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
+        kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
 
     # ------------------------------------------------------ 4. finish
 

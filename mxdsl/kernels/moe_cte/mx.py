@@ -254,40 +254,36 @@ class MxBlockFFN(BlockFFN):
 
     # ------------------------------------------------------------ 3. down
 
-    def down(self, e: Index, i0: Index) -> None:
-        """``acc[token, :] = inter^T @ Wd[e][i0 : i0 + Ic]`` with nc_matmul_mx (``i0`` =
-        512 ``tile0``; ``sidx`` holds e's scale index)."""
+    @property
+    def down_k_tiles(self) -> int:
+        """PE passes over I per down tile: the core's 512-row I tiles."""
+        return self.nt
+
+    def _load_down_weights(self, e: Index, i0: Index, h0: Index) -> None:
+        """The x4 ``Wd`` rows of this core's I tiles (``tile0`` = i0 / 512, set by the
+        builder: no index division on chip) for H columns ``h0 .. h0 + 512``, and their
+        E8M0 scales (``sidx`` holds e's scale index)."""
         kb, g = self.kb, self.g
-        t0 = self.tile0  # = i0 / 512, set by the builder (no index division on chip)
-        if self.bias:
-            row = kb.view(self.arg["down_proj_bias"], [e, 0], [1, g.H])
-            kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
-        with kb.loop(0, g.nhc) as hc:
-            h0 = kb.mul(hc, PSUM_FMAX)
-            src = kb.view(self.w_d, [e, 0, t0, h0], [1, PMAX, self.nt, PSUM_FMAX], drop=[0])
-            kb.emit(nisa.DmaCopyOp(self.wdq, src))
-            rows = kb.view(self.s_d, [0, t0, h0], [g.E * SCALE_ROWS, self.nt, PSUM_FMAX])
-            kb.emit(nisa.DmaCopyOp(self.wds, rows, src_index=self.sidx, oob_mode=OobMode.SKIP))
-            with kb.loop(0, g.nbt) as bt:
-                b0 = kb.mul(bt, PMAX)
-                for t_lo, t_hi, accumulate in ((0, 1, False), (1, self.nt, True)):
-                    if t_hi <= t_lo:
-                        continue
-                    with kb.loop(t_lo, t_hi) as t:
-                        at_i = [0, t, b0]
-                        at_w = [0, t, 0]
-                        kb.emit(
-                            nisa.NcMatmulMxOp(
-                                self.pd,
-                                kb.view(self.iq, at_i, [PMAX, 1, PMAX], drop=[1]),
-                                kb.view(self.isc, at_i, [PMAX, 1, PMAX], drop=[1]),
-                                kb.view(self.wdq, at_w, [PMAX, 1, PSUM_FMAX], drop=[1]),
-                                kb.view(self.wds, at_w, [PMAX, 1, PSUM_FMAX], drop=[1]),
-                                accumulate=accumulate,
-                            )
-                        )
-                dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
-                kb.emit(nisa.TensorCopyOp(dst, self.pd))
+        t0 = self.tile0
+        src = kb.view(self.w_d, [e, 0, t0, h0], [1, PMAX, self.nt, PSUM_FMAX], drop=[0])
+        kb.emit(nisa.DmaCopyOp(self.wdq, src))
+        rows = kb.view(self.s_d, [0, t0, h0], [g.E * SCALE_ROWS, self.nt, PSUM_FMAX])
+        kb.emit(nisa.DmaCopyOp(self.wds, rows, src_index=self.sidx, oob_mode=OobMode.SKIP))
+
+    def _down_pass(self, psum: SSAValue, t: Index, b0: Index, accumulate: bool) -> None:
+        """512-row I tile ``t`` of the down nc_matmul_mx of the token tile at ``b0``."""
+        kb = self.kb
+        at_i, at_w = [0, t, b0], [0, t, 0]
+        kb.emit(
+            nisa.NcMatmulMxOp(
+                psum,
+                kb.view(self.iq, at_i, [PMAX, 1, PMAX], drop=[1]),
+                kb.view(self.isc, at_i, [PMAX, 1, PMAX], drop=[1]),
+                kb.view(self.wdq, at_w, [PMAX, 1, PSUM_FMAX], drop=[1]),
+                kb.view(self.wds, at_w, [PMAX, 1, PSUM_FMAX], drop=[1]),
+                accumulate=accumulate,
+            )
+        )
 
 
 # ------------------------------------------------------------------ builders
