@@ -53,6 +53,7 @@ ACTIVATIONS = {
 }
 
 PSUM_FMAX = 512  # moving free size of one matmul (one PSUM bank of f32)
+DOWN_GROUP_MAX = 4  # token tiles sharing each Wd tile in the down projection (PSUM tiles)
 
 
 @dataclass
@@ -166,7 +167,7 @@ class BlockFFN:
         self.gs = kb.alloc([g.it, g.Bm], f32)
         self.us = kb.alloc([g.it, g.Bm], f32)
         self.inter = kb.alloc([g.it, g.n_it, g.Bc], io, what="the intermediate act(gate) * up")
-        self.pd = kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM)
+        self.pd = kb.alloc([PMAX, self.down_group, PSUM_FMAX], f32, S.PSUM)
         self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
         self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
         if self.fp8:
@@ -408,7 +409,9 @@ class BlockFFN:
     def down(self, e: Index, i0: Index) -> None:
         """``acc[token, :] = inter^T @ Wd[e][i0 : i0 + Ic]`` (times the fp8 down scale),
         one 512-column H tile of Wd at a time (:meth:`_load_down_weights`), K passes over
-        I tiles (:meth:`_down_pass`) per 128-row token tile."""
+        I tiles (:meth:`_down_passes`) per 128-row token tile, :attr:`down_group` token
+        tiles at a time (one PSUM tile each) so that each Wd tile feeds that many passes
+        in a row."""
         kb, g = self.kb, self.g
         if self.fp8:
             row = kb.view(self.arg["down_proj_scale"], [e, 0, 0], [1, 1, g.H], drop=[0])
@@ -416,22 +419,32 @@ class BlockFFN:
         if self.bias:
             row = kb.view(self.arg["down_proj_bias"], [e, 0], [1, g.H])
             kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
+        group = self.down_group
+        psums = [kb.view(self.pd, [0, j, 0], [PMAX, 1, PSUM_FMAX], drop=[1]) for j in range(group)]
         with kb.loop(0, g.nhc) as hc:  # 512-column H tiles: stream that slice of Wd
             h0 = kb.mul(hc, PSUM_FMAX)
             self._load_down_weights(e, i0, h0)
-            with kb.loop(0, g.nbt) as bt:
-                b0 = kb.mul(bt, PMAX)
+            with kb.loop(0, g.nbt // group) as tg:  # `group` token tiles share each Wd tile
+                tiles = [kb.add(kb.mul(tg, group), j) for j in range(group)]
+                rows = [kb.mul(bt, PMAX) for bt in tiles]
                 for t0, t1, accumulate in ((0, 1, False), (1, self.down_k_tiles, True)):
                     if t1 <= t0:
                         continue
                     with kb.loop(t0, t1) as t:
-                        self._down_pass(self.pd, t, b0, accumulate)
-                dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
-                if self.fp8:
-                    scale = kb.view(self.dsc, [0, h0], [PMAX, PSUM_FMAX])
-                    kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.pd, scale))
-                else:
-                    kb.emit(nisa.TensorCopyOp(dst, self.pd))
+                        self._down_passes(psums, t, rows, accumulate)
+                for bt, psum in zip(tiles, psums, strict=True):
+                    dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
+                    if self.fp8:
+                        scale = kb.view(self.dsc, [0, h0], [PMAX, PSUM_FMAX])
+                        kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, psum, scale))
+                    else:
+                        kb.emit(nisa.TensorCopyOp(dst, psum))
+
+    @property
+    def down_group(self) -> int:
+        """Token tiles whose down passes interleave, one PSUM tile each (at most 4: 8 KiB
+        of the 16 KiB PSUM partition): each Wd tile then feeds that many passes in a row."""
+        return max(d for d in range(1, DOWN_GROUP_MAX + 1) if self.g.nbt % d == 0)
 
     @property
     def down_k_tiles(self) -> int:
@@ -447,12 +460,16 @@ class BlockFFN:
             dst = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
             kb.emit(nisa.DmaCopyOp(dst, src))
 
-    def _down_pass(self, psum: SSAValue, t: Index, b0: Index, accumulate: bool) -> None:
-        """I tile ``t`` of the down projection of the token tile at ``b0``."""
+    def _down_passes(
+        self, psums: list[SSAValue], t: Index, rows: list[Index], accumulate: bool
+    ) -> None:
+        """I tile ``t`` of the down projection of the token tiles at ``rows``, one PSUM
+        tile each; they share the Wd tile (the moving operand)."""
         kb, g = self.kb, self.g
-        stationary = kb.view(self.inter, [0, t, b0], [g.it, 1, PMAX], drop=[1])
         moving = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
-        kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
+        for psum, b0 in zip(psums, rows, strict=True):
+            stationary = kb.view(self.inter, [0, t, b0], [g.it, 1, PMAX], drop=[1])
+            kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
 
     # ------------------------------------------------------ 4. finish
 

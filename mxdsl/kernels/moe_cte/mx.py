@@ -131,7 +131,7 @@ class MxBlockFFN(BlockFFN):
             [PMAX, self.nt, g.Bc], nisa.float8_e4m3fn_x4, what="the MXFP8 intermediate"
         )
         self.isc = kb.alloc([PMAX, self.nt, g.Bc], ui8)
-        self.pd = kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM)
+        self.pd = kb.alloc([PMAX, self.down_group, PSUM_FMAX], f32, S.PSUM)
         self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
         self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
         if self.bias:
@@ -270,20 +270,20 @@ class MxBlockFFN(BlockFFN):
         rows = kb.view(self.s_d, [0, t0, h0], [g.E * SCALE_ROWS, self.nt, PSUM_FMAX])
         kb.emit(nisa.DmaCopyOp(self.wds, rows, src_index=self.sidx, oob_mode=OobMode.SKIP))
 
-    def _down_pass(self, psum: SSAValue, t: Index, b0: Index, accumulate: bool) -> None:
-        """512-row I tile ``t`` of the down nc_matmul_mx of the token tile at ``b0``."""
+    def _down_passes(
+        self, psums: list[SSAValue], t: Index, rows: list[Index], accumulate: bool
+    ) -> None:
+        """512-row I tile ``t`` of the down nc_matmul_mx of the token tiles at ``rows``;
+        they share the x4 Wd tile and its scales (the moving operand)."""
         kb = self.kb
-        at_i, at_w = [0, t, b0], [0, t, 0]
-        kb.emit(
-            nisa.NcMatmulMxOp(
-                psum,
-                kb.view(self.iq, at_i, [PMAX, 1, PMAX], drop=[1]),
-                kb.view(self.isc, at_i, [PMAX, 1, PMAX], drop=[1]),
-                kb.view(self.wdq, at_w, [PMAX, 1, PSUM_FMAX], drop=[1]),
-                kb.view(self.wds, at_w, [PMAX, 1, PSUM_FMAX], drop=[1]),
-                accumulate=accumulate,
+        weights = kb.view(self.wdq, [0, t, 0], [PMAX, 1, PSUM_FMAX], drop=[1])
+        scales = kb.view(self.wds, [0, t, 0], [PMAX, 1, PSUM_FMAX], drop=[1])
+        for psum, b0 in zip(psums, rows, strict=True):
+            data = kb.view(self.iq, [0, t, b0], [PMAX, 1, PMAX], drop=[1])
+            data_scale = kb.view(self.isc, [0, t, b0], [PMAX, 1, PMAX], drop=[1])
+            kb.emit(
+                nisa.NcMatmulMxOp(psum, data, data_scale, weights, scales, accumulate=accumulate)
             )
-        )
 
 
 # ------------------------------------------------------------------ builders
