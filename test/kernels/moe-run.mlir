@@ -30,6 +30,9 @@
 // chunk at the benchmark sizes (one 128-column I tile per load); when nothing fits, the
 // largest buffers are named.
 // SHRUNK: memref.alloc() : memref<128x24x2x128xbf16, #nisa.mem<sbuf>>
+// The down projection's 4 token tiles of a block, one PSUM tile each, share every Wd tile:
+// SHRUNK: %[[PD:.*]] = memref.alloc() : memref<128x4x512xf32, #nisa.mem<psum>>
+// SHRUNK-COUNT-4: memref.subview %[[PD]][0, {{[0-3]}}, 0] [128, 1, 512] [1, 1, 1]
 // SBUF: mx-moe: error: shard_on_block needs {{[0-9.]+}} KiB per SBUF partition for its buffers, more than the 192 KiB of one partition (largest: the transposed hidden states (memref<128x3x24x1024xbf16, #nisa.mem<sbuf>>, 144 KiB);
 // SBUF-SAME: or use an I-shard variant
 // CHUNK: mx-moe: error: gate_up_chunk = 100 is not allowed for shard_on_block at I = 256: choose one of 256, 128
