@@ -62,7 +62,14 @@ from mxdsl.dialects import nisa
 from mxdsl.interpreters import OpInterpretationError, is_float_dtype, numpy_dtype, round_to
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import PeOperand, mx_matmul_operand, pe_operand, pe_pass_into
+from mxdsl.numerics.matmul import (
+    PeOperand,
+    PePass,
+    mx_matmul_operand,
+    pe_operand,
+    pe_pass_into,
+    pe_passes_into,
+)
 from mxdsl.numerics.reference import quantize_mx_reference
 
 F32 = np.dtype(np.float32)
@@ -472,8 +479,10 @@ class NisaFunctions(InterpreterFunctions):
         # keyed by id(op) (Operation hashes in Python); the op is kept to check identity
         self._subview_plans: dict[int, tuple[Operation, _SubviewPlan | None]] = {}
         self._loop_plans: dict[int, tuple[Operation, _LoopPlan | None]] = {}
-        # inside a read-only loop (see run_for): the last operand analysed per role
+        # inside a read-only loop (see run_for): the last operand analysed per role, and
+        # the matmuls of the current iteration, run together at its end
         self._operands: dict[str, tuple[tuple[Any, ...], PeOperand]] | None = None
+        self._passes: list[tuple[np.ndarray, PeOperand, PeOperand, bool]] | None = None
 
     # ------------------------------------------------------ scf / arith (index)
 
@@ -496,15 +505,22 @@ class NisaFunctions(InterpreterFunctions):
         if not trips:
             return loop_args
         frame = plan.frame(interpreter._ctx)  # pyright: ignore[reportPrivateUsage]
-        outer_operands = self._operands
-        if plan.read_only:  # no on-chip write: a matmul operand analysed once holds
-            self._operands = {}
+        if not plan.read_only:
+            for i in trips:
+                iv = _int_attr(i, value_type, bitwidth)
+                loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args))
+            return loop_args
+        # no on-chip write and no PSUM read: a matmul operand analysed once holds, and an
+        # iteration's matmuls can run together at its end (``_run_passes``)
+        outer = self._operands, self._passes
+        self._operands, self._passes = {}, []
         try:
             for i in trips:
                 iv = _int_attr(i, value_type, bitwidth)
                 loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args))
+                self._run_passes()
         finally:
-            self._operands = outer_operands
+            self._operands, self._passes = outer
         return loop_args
 
     @impl(arith.AddiOp)
@@ -658,7 +674,7 @@ class NisaFunctions(InterpreterFunctions):
         # float64 exactly (as to_f32 then float64 would), zero token columns skipped
         lhs = self._operand("stationary", (stationary,), lambda: pe_operand(stationary, _as_f64))
         rhs = self._operand("moving", (moving,), lambda: pe_operand(moving, _as_f64))
-        _matmul_into(dst, lhs, rhs, op.accumulate is not None)
+        self._pass(dst, lhs, rhs, op.accumulate is not None)
         return ()
 
     @impl(nisa.NcMatmulMxOp)
@@ -676,8 +692,39 @@ class NisaFunctions(InterpreterFunctions):
             (moving, moving_scale, _elem_type(op.moving)),
             lambda: pe_operand(_mx_operand(moving, moving_scale, op.moving).T),
         )
-        _matmul_into(dst, lhs, rhs, op.accumulate is not None)
+        self._pass(dst, lhs, rhs, op.accumulate is not None)
         return ()
+
+    def _pass(self, dst: np.ndarray, lhs: PeOperand, rhs: PeOperand, accumulate: bool) -> None:
+        """One PE pass into ``dst``: now, or inside a read-only loop queued until the end
+        of the iteration (nothing in it reads PSUM, and the operands are analysed, i.e.
+        copied, already)."""
+        if self._passes is None:
+            _matmul_into(dst, lhs, rhs, accumulate)
+            return
+        self._passes.append((dst, lhs, rhs, accumulate))
+
+    def _run_passes(self) -> None:
+        """The queued passes in order; consecutive ones into f32 PSUM that share their
+        moving operand (e.g. gate and up on one token tile) as one batch."""
+        queued = self._passes
+        if not queued:
+            return
+        self._passes = []
+        moving: PeOperand | None = None
+        batch: list[PePass] = []
+        for dst, lhs, rhs, accumulate in queued:
+            if rhs is not moving or dst.dtype != F32:
+                if moving is not None:
+                    pe_passes_into(moving, batch)
+                moving, batch = rhs, []
+            if dst.dtype != F32:
+                _matmul_into(dst, lhs, rhs, accumulate)
+                moving = None
+                continue
+            batch.append(PePass(dst, lhs, accumulate))
+        if moving is not None:
+            pe_passes_into(moving, batch)
 
     def _operand(
         self, role: str, sources: tuple[Any, ...], analyse: Callable[[], PeOperand]

@@ -21,8 +21,9 @@ element.)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import ml_dtypes
@@ -101,6 +102,11 @@ class PeOperand:
     def dense(self) -> bool:
         return _count(self.zero_columns) == 0
 
+    @cached_property
+    def finite(self) -> bool:
+        """Whether no element is an infinity or NaN (zero columns hold none)."""
+        return bool(np.isfinite(self.widened).all())
+
 
 def pe_operand(tile: np.ndarray, widen: Callable[[np.ndarray], np.ndarray] = _widen) -> PeOperand:
     """``tile`` ready for :func:`pe_pass_into`; ``widen`` converts a column slice of it
@@ -111,43 +117,82 @@ def pe_operand(tile: np.ndarray, widen: Callable[[np.ndarray], np.ndarray] = _wi
     return PeOperand(tile, widen, columns, zero_columns, widen(tile[:, columns]))
 
 
-@_IEEE_SPECIALS
+@dataclass(frozen=True)
+class PePass:
+    """One pass of a :func:`pe_passes_into` batch: ``dst (=|+=) stationary^T @ moving``
+    into the f32 PSUM tile ``dst``."""
+
+    dst: np.ndarray
+    stationary: PeOperand
+    accumulate: bool
+
+
 def pe_pass_into(
     dst: np.ndarray, stationary: PeOperand, moving: PeOperand, accumulate: bool
 ) -> None:
     """``dst[M, N] = stationary[K, M]^T @ moving[K, N]`` (``+=`` when ``accumulate``),
     the product being one :func:`pe_pass`, bit for bit, added in fp32 into the f32 PSUM
-    tile ``dst`` in place.
+    tile ``dst`` in place (:func:`pe_passes_into` with one pass)."""
+    pe_passes_into(moving, (PePass(dst, stationary, accumulate),))
+
+
+@_IEEE_SPECIALS
+def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
+    """The passes in order, each ``pass.dst (=|+=) pass.stationary^T @ moving`` as one
+    :func:`pe_pass` rounded to fp32 and written (or added in fp32) into its f32 PSUM
+    tile in place; their products come from one float64 matmul with the stationaries
+    stacked along M (a larger BLAS call runs closer to peak; every output element is
+    still the float64 sum of the same K products).
 
     The work of all-zero stationary / moving columns (padding tokens: about half the PE
     work of a block-layout MoE kernel) is skipped: such an output row or column is a sum
     of signed zeros, which the float64 matmul returns as +0 (its accumulators start at
     +0), so it is written as +0 (or +0 is added). That holds only while the operand on
-    the other side is finite (0 * inf is NaN): the pass over the nonzero part shows it
-    (an infinity or NaN in a selected operand row makes that whole output row or column
-    non-finite), and any non-finite result reruns the pass without skipping."""
-    rows, cols = stationary.columns, moving.columns
-    lhs, rhs = stationary.widened.T, moving.widened
-    part = np.matmul(lhs, rhs)
-    if stationary.dense and moving.dense:
-        _write(dst, rows, cols, part, accumulate)
+    the other side is finite (0 * inf is NaN), so a non-finite element there makes the
+    passes run without skipping."""
+    if not passes:
         return
-    all_rows, all_cols = slice(0, dst.shape[0]), slice(0, dst.shape[1])
-    if not _skip_is_exact(part, lhs, rhs):
-        part = np.matmul(stationary.widen(stationary.tile).T, moving.widen(moving.tile))
-        _write(dst, all_rows, all_cols, part, accumulate)
+    stationaries = [p.stationary for p in passes]
+    if not _skip_is_exact(moving, stationaries):
+        for p in passes:
+            product = np.matmul(p.stationary.widen(p.stationary.tile).T, moving.widen(moving.tile))
+            every = slice(0, p.dst.shape[0]), slice(0, p.dst.shape[1])
+            _write(p.dst, *every, product, p.accumulate)
         return
-    _write(dst, rows, cols, part, accumulate)
-    _write(dst, stationary.zero_columns, all_cols, 0.0, accumulate)
-    _write(dst, rows, moving.zero_columns, 0.0, accumulate)
+    products = _products(moving, [s.widened for s in stationaries])
+    columns = slice(0, moving.tile.shape[1])
+    offset = 0
+    for p in passes:
+        rows = _count(p.stationary.columns)
+        block = products[offset : offset + rows]
+        _write(p.dst, p.stationary.columns, columns, block, p.accumulate)
+        _write(p.dst, p.stationary.zero_columns, columns, 0.0, p.accumulate)
+        offset += rows
 
 
-def _skip_is_exact(part: np.ndarray, lhs: np.ndarray, rhs: np.ndarray) -> bool:
-    """Whether the skipped outputs are +0: both selected operands are finite (read off
-    the product when it has elements, see :func:`pe_pass_into`)."""
-    if part.size:
-        return bool(np.isfinite(part).all())
-    return bool(np.isfinite(lhs).all() and np.isfinite(rhs).all())
+def _skip_is_exact(moving: PeOperand, stationaries: Sequence[PeOperand]) -> bool:
+    """Whether the skipped products are all 0 * finite: when the moving operand has
+    all-zero columns every stationary is finite, when a stationary has some the moving
+    operand is (only nonzero columns can hold an infinity or NaN)."""
+    if not moving.dense and not all(s.finite for s in stationaries):
+        return False
+    return all(s.dense for s in stationaries) or moving.finite
+
+
+def _products(moving: PeOperand, stationaries: Sequence[np.ndarray]) -> np.ndarray:
+    """``stacked^T @ moving`` in float64 for the stationaries' nonzero columns stacked
+    along M, full width ``[sum M, N]``: the moving operand's all-zero columns are +0 (the
+    product of its nonzero columns is written straight into its place)."""
+    lhs = stationaries[0] if len(stationaries) == 1 else np.concatenate(stationaries, axis=1)
+    if moving.dense:
+        return np.matmul(lhs.T, moving.widened)
+    products = np.empty((lhs.shape[1], moving.tile.shape[1]))
+    products[:, moving.zero_columns] = 0.0
+    if isinstance(moving.columns, slice):  # BLAS writes the column block in place
+        np.matmul(lhs.T, moving.widened, out=products[:, moving.columns])
+    else:
+        products[:, moving.columns] = np.matmul(lhs.T, moving.widened)
+    return products
 
 
 def _write(

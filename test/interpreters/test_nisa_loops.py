@@ -4,6 +4,7 @@ listeners seeing every body op, and errors reported against the failing op."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from xdsl.interpreter import Interpreter
@@ -172,3 +173,64 @@ def test_matmuls_sharing_a_moving_tile_in_a_read_only_loop() -> None:
         assert np.array_equal(out[round_, 0].view(np.uint32), gate.view(np.uint32))
         assert np.array_equal(out[round_, 1].view(np.uint32), up.view(np.uint32))
         tokens = tokens * np.float32(2.0)
+
+
+HALF = f"memref<4x16xbf16, {PS}>"
+SB_HALF = f"memref<4x16xbf16, {SB}>"
+BATCHED = f"""
+func.func @main(%x_h: memref<8x3x16xf32, #nisa.mem<hbm>>,
+                %w_h: memref<8x3x2x4xf32, #nisa.mem<hbm>>,
+                %out: memref<4x16xf32, #nisa.mem<hbm>>,
+                %out_half: memref<4x16xbf16, #nisa.mem<hbm>>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %x = memref.alloc() : {X_T}
+  %w = memref.alloc() : {W_T}
+  nisa.dma_copy %x, %x_h : {X_T}, memref<8x3x16xf32, #nisa.mem<hbm>>
+  nisa.dma_copy %w, %w_h : {W_T}, memref<8x3x2x4xf32, #nisa.mem<hbm>>
+  %acc = memref.alloc() : {ACC}
+  %half = memref.alloc() : {HALF}
+  nisa.memset %half, 0.000000e+00 : {HALF}
+  scf.for %k = %c0 to %c3 step %c1 {{
+    %mv = memref.subview %x[0, %k, 0] [8, 1, 16] [1, 1, 1] : {X_T} to {MV}
+    %s0 = memref.subview %w[0, %k, 0, 0] [8, 1, 1, 4] [1, 1, 1, 1] : {W_T} to {ST}
+    %s1 = memref.subview %w[0, %k, 1, 0] [8, 1, 1, 4] [1, 1, 1, 1] : {W_T} to {ST}
+    nisa.nc_matmul %acc, %s0, %mv : {ACC}, {ST}, {MV}
+    nisa.nc_matmul %acc, %s1, %mv accumulate : {ACC}, {ST}, {MV}
+    nisa.nc_matmul %half, %s0, %mv accumulate : {HALF}, {ST}, {MV}
+    nisa.nc_matmul %acc, %s0, %mv accumulate : {ACC}, {ST}, {MV}
+  }}
+  %staged = memref.alloc() : {SB_ACC}
+  nisa.tensor_copy %staged, %acc : {SB_ACC}, {ACC}
+  nisa.dma_copy %out, %staged : memref<4x16xf32, #nisa.mem<hbm>>, {SB_ACC}
+  %staged_half = memref.alloc() : {SB_HALF}
+  nisa.tensor_copy %staged_half, %half : {SB_HALF}, {HALF}
+  nisa.dma_copy %out_half, %staged_half : memref<4x16xbf16, #nisa.mem<hbm>>, {SB_HALF}
+  func.return
+}}
+"""
+
+
+def test_an_iterations_matmuls_run_together_in_program_order() -> None:
+    """A read-only loop's matmuls run as a batch at the end of each iteration: one PSUM
+    tile overwritten and accumulated into twice (each pass sees the one before), and a
+    bf16 PSUM tile in between (rounded after every pass) — each as pe_pass in order."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((8, 3, 16)).astype(np.float32)
+    x[:, :, 12:] = 0.0
+    w = rng.standard_normal((8, 3, 2, 4)).astype(np.float32)
+    out = np.zeros((4, 16), np.float32)
+    out_half = np.zeros((4, 16), ml_dtypes.bfloat16)
+    ctx = _context()
+    module, _ = parse_located(ctx, BATCHED, "batched.mlir")
+    module.verify()
+    make_interpreter(module, ctx).call_op("main", (x, w, out, out_half))
+    half = np.zeros((4, 16), np.float32)
+    for k in range(3):
+        first = pe_pass(w[:, k, 0, :].T, x[:, k, :])
+        acc = first + pe_pass(w[:, k, 1, :].T, x[:, k, :])
+        half = (half + first).astype(ml_dtypes.bfloat16).astype(np.float32)
+        acc = acc + first
+    assert np.array_equal(out.view(np.uint32), acc.view(np.uint32))
+    assert np.array_equal(out_half.astype(np.float32).view(np.uint32), half.view(np.uint32))

@@ -1,6 +1,7 @@
 """pe_pass_into (the nisa interpreter's PE pass: in place into an f32 PSUM tile, skipping
-all-zero operand columns) agrees bit for bit with pe_pass written / added in fp32, and
-mx_matmul_operand(dtype=float64) is the f32 operand widened."""
+all-zero operand columns) agrees bit for bit with pe_pass written / added in fp32,
+pe_passes_into (a batch sharing the moving operand, one float64 matmul) with the passes
+one by one, and mx_matmul_operand(dtype=float64) is the f32 operand widened."""
 
 import ml_dtypes
 import numpy as np
@@ -8,11 +9,13 @@ import pytest
 
 from mxdsl.numerics import MxFormat, pack_fp8_x4
 from mxdsl.numerics.matmul import (
+    PePass,
     mx_matmul_operand,
     nonzero_columns,
     pe_operand,
     pe_pass,
     pe_pass_into,
+    pe_passes_into,
 )
 
 RNG = np.random.default_rng(11)
@@ -110,6 +113,61 @@ def test_overflow_to_inf_in_fp32_is_the_modelled_result() -> None:
     dst = _check(stationary, moving, accumulate=False)
     assert np.isinf(dst[:, 0]).all()
     assert (dst[:, 1] == 0).all()
+
+
+def _stationaries() -> list[np.ndarray]:
+    """[K, M] stationaries: dense, zero columns at the end / scattered, all zero."""
+    tiles = [RNG.standard_normal((64, m)).astype(ml_dtypes.bfloat16) for m in (32, 32, 20, 32, 8)]
+    tiles[1][:, 25:] = 0.0
+    tiles[2][:, ::3] = 0.0
+    tiles[3][...] = 0.0
+    return tiles
+
+
+@pytest.mark.parametrize("moving_zeros", ["none", "suffix", "scattered", "all"])
+def test_a_batch_sharing_the_moving_operand_is_the_passes_one_by_one(moving_zeros: str) -> None:
+    """Each pass of the batch as pe_pass, written / added in order: two passes into one
+    PSUM tile (overwrite, then accumulate) see each other's result."""
+    moving = RNG.standard_normal((64, 48)).astype(ml_dtypes.bfloat16)
+    zero = {
+        "none": np.zeros(48, bool),
+        "suffix": np.arange(48) >= 30,
+        "scattered": RNG.random(48) < 0.4,
+        "all": np.ones(48, bool),
+    }[moving_zeros]
+    moving[:, zero] = 0.0
+    tiles = _stationaries()
+    dsts = [_psum((t.shape[1], 48)) for t in tiles]
+    shared = dsts[0]
+    plan = [(dsts[0], tiles[0], False), (shared, tiles[1], True)] + [
+        (d, t, i % 2 == 0) for i, (d, t) in enumerate(zip(dsts[2:], tiles[2:], strict=True))
+    ]
+    want = [d.copy() for d in dsts]
+    index = {id(d): i for i, d in enumerate(dsts)}
+    for dst, tile, accumulate in plan:
+        i = index[id(dst)]
+        want[i] = _expected(want[i], tile, moving, accumulate)
+    batch = [PePass(dst, pe_operand(tile), accumulate) for dst, tile, accumulate in plan]
+    pe_passes_into(pe_operand(moving), batch)
+    for got, expected in zip(dsts, want, strict=True):
+        assert (_bits(got) == _bits(expected)).all()
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_a_non_finite_operand_in_a_batch_disables_the_skip(bad: float) -> None:
+    """One stationary with an infinity / NaN: the moving operand's zero columns are NaN
+    in that pass, +0 in the others."""
+    moving = RNG.standard_normal((64, 48)).astype(np.float32)
+    moving[:, 40:] = 0.0
+    tiles = [t.astype(np.float32) for t in _stationaries()]
+    tiles[2][5, 1] = bad
+    dsts = [_psum((t.shape[1], 48)) for t in tiles]
+    want = [_expected(d, t, moving, True) for d, t in zip(dsts, tiles, strict=True)]
+    batch = [PePass(d, pe_operand(t), True) for d, t in zip(dsts, tiles, strict=True)]
+    pe_passes_into(pe_operand(moving), batch)
+    for got, expected in zip(dsts, want, strict=True):
+        assert (_bits(got) == _bits(expected)).all()
+    assert np.isnan(dsts[2][1, 40:]).all()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16, np.float16, np.float64])
