@@ -167,7 +167,7 @@ class BlockFFN:
         self.gs = kb.alloc([g.it, g.Bm], f32)
         self.us = kb.alloc([g.it, g.Bm], f32)
         self.inter = kb.alloc([g.it, g.n_it, g.Bc], io, what="the intermediate act(gate) * up")
-        self.pd = kb.alloc([PMAX, self.down_group, PSUM_FMAX], f32, S.PSUM)
+        self.pd = [kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM) for _ in range(self.down_group)]
         self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
         self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
         if self.fp8:
@@ -420,7 +420,7 @@ class BlockFFN:
             row = kb.view(self.arg["down_proj_bias"], [e, 0], [1, g.H])
             kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
         group = self.down_group
-        psums = [kb.view(self.pd, [0, j, 0], [PMAX, 1, PSUM_FMAX], drop=[1]) for j in range(group)]
+        psums = self.pd
         with kb.loop(0, g.nhc) as hc:  # 512-column H tiles: stream that slice of Wd
             h0 = kb.mul(hc, PSUM_FMAX)
             self._load_down_weights(e, i0, h0)

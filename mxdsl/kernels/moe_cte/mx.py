@@ -131,7 +131,7 @@ class MxBlockFFN(BlockFFN):
             [PMAX, self.nt, g.Bc], nisa.float8_e4m3fn_x4, what="the MXFP8 intermediate"
         )
         self.isc = kb.alloc([PMAX, self.nt, g.Bc], ui8)
-        self.pd = kb.alloc([PMAX, self.down_group, PSUM_FMAX], f32, S.PSUM)
+        self.pd = [kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM) for _ in range(self.down_group)]
         self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
         self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
         if self.bias:
