@@ -66,21 +66,49 @@ _MAGNITUDE_BITS = {
 
 def nonzero_columns(tile: np.ndarray) -> np.ndarray:
     """Which columns of a 2-D matmul operand ``[K, F]`` hold an element other than +-0
-    (NaN counts as nonzero): ``tile.astype(float64).any(axis=0)``, for f64 / f32 / bf16 /
-    f16 from an OR of the bit patterns (cheaper than a float reduction). Row 0 decides
-    the columns it has a nonzero in (all of them in a weight tile or a tile of real
-    tokens); only the others are read further."""
+    (NaN counts as nonzero): ``tile.astype(float64).any(axis=0)`` (see
+    :func:`column_split`)."""
+    columns, _ = column_split(tile)
+    mask = np.zeros(tile.shape[1], dtype=bool)
+    mask[columns] = True
+    return mask
+
+
+def column_split(tile: np.ndarray) -> tuple[slice | np.ndarray, slice | np.ndarray]:
+    """The columns of a 2-D matmul operand ``[K, F]`` that hold an element other than
+    +-0 (NaN counts), and the all-zero others, each a slice where contiguous at either
+    end, else indices. For f64 / f32 / bf16 / f16 from an OR of the bit patterns
+    (cheaper than a float reduction): row 0 decides the columns it has a nonzero in (all
+    of them in a weight tile or a tile of real tokens); only the others are read
+    further, at once when they follow row 0's nonzeros (padding tokens at the end)."""
     bits = _MAGNITUDE_BITS.get(tile.dtype)
     if bits is None or tile.shape[0] == 0:
-        return np.asarray(tile.astype(np.float64).any(axis=0))
+        return _split(np.asarray(tile.astype(np.float64).any(axis=0)))
+    width = tile.shape[1]
     word, magnitude = bits
     words = tile.view(word)
     nonzero = (words[0] & magnitude) != 0
-    if tile.shape[0] == 1 or nonzero.all():
-        return nonzero
-    undecided = _selection(~nonzero)  # e.g. the padding columns at the end
+    leading = int(np.count_nonzero(nonzero))
+    if leading == width:
+        return slice(0, width), slice(0, 0)
+    if tile.shape[0] == 1:
+        return _split(nonzero)
+    if nonzero[:leading].all():  # row 0's nonzeros first: are the other columns zero?
+        rest = np.bitwise_or.reduce(words[1:, leading:], axis=0) & magnitude
+        if not rest.any():
+            return slice(0, leading), slice(leading, width)
+        nonzero[leading:] = rest != 0
+        return _split(nonzero)
+    undecided = _selection(~nonzero)
     nonzero[undecided] = (np.bitwise_or.reduce(words[1:, undecided], axis=0) & magnitude) != 0
-    return nonzero
+    return _split(nonzero)
+
+
+def _split(mask: np.ndarray) -> tuple[slice | np.ndarray, slice | np.ndarray]:
+    columns = _selection(mask)
+    if _count(columns) == mask.size:
+        return columns, slice(0, 0)
+    return columns, _selection(~mask)
 
 
 def _widen(array: np.ndarray) -> np.ndarray:
@@ -111,9 +139,7 @@ class PeOperand:
 def pe_operand(tile: np.ndarray, widen: Callable[[np.ndarray], np.ndarray] = _widen) -> PeOperand:
     """``tile`` ready for :func:`pe_pass_into`; ``widen`` converts a column slice of it
     to float64 exactly (default ``astype``)."""
-    mask = nonzero_columns(tile)
-    columns = _selection(mask)
-    zero_columns = slice(0, 0) if _count(columns) == mask.size else _selection(~mask)
+    columns, zero_columns = column_split(tile)
     return PeOperand(tile, widen, columns, zero_columns, widen(tile[:, columns]))
 
 

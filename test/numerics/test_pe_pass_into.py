@@ -10,6 +10,7 @@ import pytest
 from mxdsl.numerics import MxFormat, pack_fp8_x4
 from mxdsl.numerics.matmul import (
     PePass,
+    column_split,
     mx_matmul_operand,
     nonzero_columns,
     pe_operand,
@@ -182,9 +183,19 @@ def test_nonzero_columns_match_a_float_reduction(dtype: type) -> None:
     tile[0, 11] = 0.0  # decided beyond row 0
     view = tile[:, ::2]  # a strided view, as a subview gives
     dense = np.where(np.arange(40) % 2 == 0, tile[0], 1.0).astype(dtype)
-    for t in (tile, view, tile[:1], dense[None, :]):
+    tokens = RNG.standard_normal((16, 40)).astype(dtype)  # real tokens, then padding
+    tokens[:, 24:] = 0.0
+    tokens[3, 30] = -0.0
+    padding_with_values = tokens.copy()
+    padding_with_values[5, 27] = 1.0
+    padding_with_values[9, 33] = np.nan
+    for t in (tile, view, tile[:1], dense[None, :], tokens, padding_with_values):
         want = t.astype(np.float64).any(axis=0)
         assert np.array_equal(nonzero_columns(t), want)
+        columns, zero_columns = column_split(t)
+        assert np.array_equal(np.flatnonzero(want), np.arange(t.shape[1])[columns])
+        assert np.array_equal(np.flatnonzero(~want), np.arange(t.shape[1])[zero_columns])
+    assert column_split(tokens) == (slice(0, 24), slice(24, 40))
 
 
 def test_mx_operand_in_float64_is_the_f32_operand_widened() -> None:
