@@ -730,18 +730,19 @@ class NisaFunctions(InterpreterFunctions):
         self, role: str, sources: tuple[Any, ...], analyse: Callable[[], PeOperand]
     ) -> PeOperand:
         """``analyse()``, or inside a read-only loop the same analysis as the previous
-        matmul's in this role when it read the very same memory as the same type (e.g.
-        the token tile the gate and up matmuls share). ``sources``: the arrays read and
-        anything else the analysis depends on (the x4 type of an MX operand)."""
+        matmul's in this role when it read the very same view (the same array object:
+        one SSA value, e.g. the token tile the gate and up matmuls share) as the same
+        type. ``sources``: the arrays read and anything else the analysis depends on
+        (the x4 type of an MX operand). The memo holds the arrays, so an object seen
+        again is the view seen before."""
         memo = self._operands
         if memo is None:
             return analyse()
-        key = tuple(_view_key(x) if isinstance(x, np.ndarray) else x for x in sources)
         known = memo.get(role)
-        if known is not None and known[0] == key:
+        if known is not None and _same_sources(known[0], sources):
             return known[1]
         operand = analyse()
-        memo[role] = (key, operand)
+        memo[role] = (sources, operand)
         return operand
 
     @impl(nisa.QuantizeMxOp)
@@ -972,7 +973,8 @@ _READ_ONLY_OPS = (
 """Ops that write no SBUF: views, index arithmetic, and the matmuls (they write PSUM,
 and their operands are SBUF tiles). A loop body of only these leaves its matmul
 operands unchanged, so one analysis of an operand (``PeOperand``) serves every pass
-that reads the same memory."""
+that reads the same view, and, as none of them reads PSUM, an iteration's matmuls can
+run together at its end."""
 
 
 def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
@@ -1068,9 +1070,12 @@ def _matmul_into(dst: np.ndarray, stationary: PeOperand, moving: PeOperand, accu
     dst[...] = round_to(total, dst.dtype)
 
 
-def _view_key(array: np.ndarray) -> tuple[Any, ...]:
-    """What identifies the memory a view reads: address, shape, strides, dtype."""
-    return (array.__array_interface__["data"][0], array.shape, array.strides, array.dtype)
+def _same_sources(known: tuple[Any, ...], sources: tuple[Any, ...]) -> bool:
+    """The same arrays (by identity: a view never changes what it views) and equal
+    other values."""
+    return len(known) == len(sources) and all(
+        a is b if isinstance(b, np.ndarray) else a == b for a, b in zip(known, sources, strict=True)
+    )
 
 
 def _mx_operand(data: np.ndarray, scale: np.ndarray, value: SSAValue) -> np.ndarray:
