@@ -185,8 +185,12 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
             every = slice(0, p.dst.shape[0]), slice(0, p.dst.shape[1])
             _write(p.dst, *every, product, p.accumulate)
         return
-    products = _products(moving, [s.widened for s in stationaries])
     columns = slice(0, moving.tile.shape[1])
+    if _count(moving.columns) == 0 or all(_count(s.columns) == 0 for s in stationaries):
+        for p in passes:  # nothing to multiply (e.g. a block of padding tokens): all +0
+            _write(p.dst, slice(0, p.dst.shape[0]), columns, 0.0, p.accumulate)
+        return
+    products = _products(moving, [s.widened for s in stationaries])
     offset = 0
     for p in passes:
         rows = _count(p.stationary.columns)
