@@ -113,6 +113,12 @@ ACC = f"memref<4x16xf32, {PS}>"
 SB_ACC = f"memref<4x16xf32, {SB}>"
 OUT = "memref<2x2x4x16xf32, #nisa.mem<hbm>>"
 OUT_T = "memref<4x16xf32, strided<[16, 1], offset: ?>, #nisa.mem<hbm>>"
+LOAD_X_W = f"""  %x = memref.alloc() : {X_T}
+  %w = memref.alloc() : {W_T}
+  nisa.dma_copy %x, %x_h : {X_T}, memref<8x3x16xf32, #nisa.mem<hbm>>
+  nisa.dma_copy %w, %w_h : {W_T}, memref<8x3x2x4xf32, #nisa.mem<hbm>>
+"""
+"""The token and weight tiles brought to SBUF (%x_h, %w_h: HBM arguments)."""
 SHARED_MOVING = f"""
 func.func @main(%x_h: memref<8x3x16xf32, #nisa.mem<hbm>>,
                 %w_h: memref<8x3x2x4xf32, #nisa.mem<hbm>>, %out: {OUT}) {{
@@ -121,11 +127,7 @@ func.func @main(%x_h: memref<8x3x16xf32, #nisa.mem<hbm>>,
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %two = arith.constant 2.0 : f32
-  %x = memref.alloc() : {X_T}
-  %w = memref.alloc() : {W_T}
-  nisa.dma_copy %x, %x_h : {X_T}, memref<8x3x16xf32, #nisa.mem<hbm>>
-  nisa.dma_copy %w, %w_h : {W_T}, memref<8x3x2x4xf32, #nisa.mem<hbm>>
-  %gate = memref.alloc() : {ACC}
+{LOAD_X_W}  %gate = memref.alloc() : {ACC}
   %up = memref.alloc() : {ACC}
   %staged = memref.alloc() : {SB_ACC}
   nisa.memset %gate, 0.000000e+00 : {ACC}
@@ -185,11 +187,7 @@ func.func @main(%x_h: memref<8x3x16xf32, #nisa.mem<hbm>>,
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
-  %x = memref.alloc() : {X_T}
-  %w = memref.alloc() : {W_T}
-  nisa.dma_copy %x, %x_h : {X_T}, memref<8x3x16xf32, #nisa.mem<hbm>>
-  nisa.dma_copy %w, %w_h : {W_T}, memref<8x3x2x4xf32, #nisa.mem<hbm>>
-  %acc = memref.alloc() : {ACC}
+{LOAD_X_W}  %acc = memref.alloc() : {ACC}
   %half = memref.alloc() : {HALF}
   nisa.memset %half, 0.000000e+00 : {HALF}
   scf.for %k = %c0 to %c3 step %c1 {{
