@@ -706,7 +706,8 @@ class NisaFunctions(InterpreterFunctions):
 
     def _run_passes(self) -> None:
         """The queued passes in order; consecutive ones into f32 PSUM that share their
-        moving operand (e.g. gate and up on one token tile) as one batch."""
+        moving operand (e.g. gate and up on one token tile) as one batch, a pass into a
+        bf16 PSUM tile alone."""
         queued = self._passes
         if not queued:
             return
@@ -714,14 +715,13 @@ class NisaFunctions(InterpreterFunctions):
         moving: PeOperand | None = None
         batch: list[PePass] = []
         for dst, lhs, rhs, accumulate in queued:
-            if rhs is not moving or dst.dtype != F32:
-                if moving is not None:
-                    pe_passes_into(moving, batch)
-                moving, batch = rhs, []
+            if moving is not None and (rhs is not moving or dst.dtype != F32):
+                pe_passes_into(moving, batch)
+                moving, batch = None, []
             if dst.dtype != F32:
                 _matmul_into(dst, lhs, rhs, accumulate)
-                moving = None
                 continue
+            moving = rhs
             batch.append(PePass(dst, lhs, accumulate))
         if moving is not None:
             pe_passes_into(moving, batch)
