@@ -396,27 +396,25 @@ def _subview_plan(op: memref.SubviewOp) -> _SubviewPlan | None:
     return _SubviewPlan(static_offsets, dynamic_dims, sizes, strides, frozenset(dropped))
 
 
-def _planned_subview(
-    op: memref.SubviewOp, plan: _SubviewPlan, source: np.ndarray, dynamic: tuple[Any, ...]
-) -> np.ndarray:
-    """:func:`_subview` from a plan (same view, same bounds errors)."""
-    offsets = list(plan.offsets)
-    for dim, value in zip(plan.dynamic_dims, dynamic, strict=True):
-        offsets[dim] = value.value.data if isinstance(value, IntegerAttr) else int(value)
-    shape = source.shape
+def _planned_index(plan: _SubviewPlan, shape: tuple[int, ...], offsets: list[int]) -> Any:
+    """The numpy index of :func:`_subview` from a plan and the dynamic offsets, or None
+    when out of bounds (the general path then reports it)."""
+    resolved = list(plan.offsets)
+    for dim, value in zip(plan.dynamic_dims, offsets, strict=True):
+        resolved[dim] = value
     index: list[Any] = []
     dropped = plan.dropped
     for dim, (offset, size, stride) in enumerate(
-        zip(offsets, plan.sizes, plan.strides, strict=True)
+        zip(resolved, plan.sizes, plan.strides, strict=True)
     ):
         last = offset + (size - 1) * stride
         if offset < 0 or size < 0 or (size > 0 and not 0 <= last < shape[dim]):
-            return _subview(op, source, [as_int(v) for v in dynamic])  # raises
+            return None
         if dim in dropped:
             index.append(offset)
         else:
             index.append(slice(offset, offset + size * stride if size else offset, stride))
-    return source[tuple(index)]
+    return tuple(index)
 
 
 def _subview(op: memref.SubviewOp, source: np.ndarray, dynamic: list[int]) -> np.ndarray:
@@ -479,6 +477,8 @@ class NisaFunctions(InterpreterFunctions):
         # keyed by id(op) (Operation hashes in Python); the op is kept to check identity
         self._subview_plans: dict[int, tuple[Operation, _SubviewPlan | None]] = {}
         self._loop_plans: dict[int, tuple[Operation, _LoopPlan | None]] = {}
+        # the numpy index of a static subview: (op, source shape, offsets) -> index
+        self._view_indices: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         # inside a read-only loop (see run_for): the last operand analysed per role, and
         # the matmuls of the current iteration, run together at its end
         self._operands: dict[str, tuple[tuple[Any, ...], PeOperand]] | None = None
@@ -562,7 +562,17 @@ class NisaFunctions(InterpreterFunctions):
         plan = known[1]
         if plan is None:
             return (_subview(op, source, [as_int(v) for v in args[1:]]),)
-        return (_planned_subview(op, plan, source, args[1:]),)
+        offsets = [as_int(v) for v in args[1:]]
+        key = (id(op), source.shape, *offsets)
+        index = self._view_indices.get(key)
+        if index is None:
+            index = _planned_index(plan, source.shape, offsets)
+            if index is None:  # out of bounds: reported by the general path
+                return (_subview(op, source, offsets),)
+            if len(self._view_indices) >= _VIEWS_MAX:
+                self._view_indices.clear()
+            self._view_indices[key] = index
+        return (source[index],)
 
     @impl(memref.ExpandShapeOp)
     def run_expand_shape(
@@ -1037,6 +1047,9 @@ def _run_loop_body(
         interpreter._ctx = parent  # pyright: ignore[reportPrivateUsage]
     return results
 
+
+_VIEWS_MAX = 1 << 16
+"""Subview indices kept per interpreter before the cache starts over."""
 
 _INT_ATTRS: dict[tuple[int, Attribute, int], Any] = {}
 _INT_ATTRS_MAX = 1 << 16
