@@ -177,3 +177,19 @@ def test_ir_size_does_not_grow_with_blocks_or_tokens():
     assert large.sizes.blocks > 10 * small.sizes.blocks
     count = lambda k: sum(op.name != "arith.constant" for op in k.module.walk())  # noqa: E731
     assert count(large) == count(small)
+
+
+def test_a_run_leaves_its_inputs_as_they_were():
+    """Inputs are read through read-only views (not copied), outputs are fresh copies;
+    the caller's arrays keep their values and stay writeable."""
+    spec = MoECTESpec(MoECTEImplementation.shard_on_i)
+    sizes = sizes_for(MoECTEImplementation.shard_on_i, 2)
+    options = MoECTEOptions(bias=True)
+    kernel = build_moe_cte(spec, sizes, options)
+    inputs = make_inputs(spec, sizes, options, seed=3)
+    before = {name: array.copy() for name, array in inputs.arrays.items()}
+    outputs = kernel.run(inputs.arrays)
+    for name, array in inputs.arrays.items():
+        assert np.array_equal(array.view(np.uint8), before[name].view(np.uint8)), name
+        assert array.flags.writeable
+    assert not np.shares_memory(outputs["output"], inputs.arrays.get("output", np.zeros(1)))

@@ -59,7 +59,9 @@ class MoECTEKernel:
         progress: Callable[[float], None] | None = None,
     ) -> dict[str, np.ndarray]:
         """Run on 2 simulated cores; ``inputs`` by argument name (outputs may be
-        omitted: they start as zeros). Returns the output arguments by name.
+        omitted: they start as zeros). Returns the output arguments by name (copies:
+        ``inputs`` are not changed; the kernel reads the other inputs through read-only
+        views, so a kernel writing one fails at that op instead of copying them all).
         ``progress(blocks_done)`` is called as blocks start."""
         from mxdsl.interpreters import make_interpreter
         from mxdsl.interpreters.spmd import run_spmd
@@ -73,7 +75,7 @@ class MoECTEKernel:
                         f"input {a.name}: expected {a.numpy_dtype} {a.shape}, "
                         f"got {array.dtype} {array.shape}"
                     )
-                values.append(np.array(array, copy=True))
+                values.append(np.array(array, copy=True) if a.output else _read_only(array))
             elif a.output:
                 values.append(np.zeros(a.shape, dtype=a.numpy_dtype))
             else:
@@ -90,6 +92,12 @@ class MoECTEKernel:
             CORES,
         )
         return {a.name: v for a, v in zip(self.arguments, values, strict=True) if a.output}
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 class _Progress(Interpreter.Listener):
