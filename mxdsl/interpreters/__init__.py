@@ -217,10 +217,10 @@ def dense_literal_value(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 
 def is_float_dtype(dtype: np.dtype[Any]) -> bool:
     """numpy floats and the ml_dtypes float types."""
-    return np.issubdtype(dtype, np.floating) or dtype in _ML_FLOATS
+    return np.issubdtype(dtype, np.floating) or dtype in ML_FLOATS
 
 
-_ML_FLOATS = frozenset(
+ML_FLOATS = frozenset(
     np.dtype(t)
     for t in (
         ml_dtypes.bfloat16,
@@ -230,6 +230,7 @@ _ML_FLOATS = frozenset(
         ml_dtypes.float4_e2m1fn,
     )
 )
+"""The ml_dtypes float types (each widens to float32 exactly)."""
 
 
 def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:

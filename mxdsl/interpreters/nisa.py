@@ -35,7 +35,6 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
@@ -59,7 +58,13 @@ from xdsl.utils.exceptions import InterpretationError
 from xdsl.utils.scoped_dict import ScopedDict
 
 from mxdsl.dialects import nisa
-from mxdsl.interpreters import OpInterpretationError, is_float_dtype, numpy_dtype, round_to
+from mxdsl.interpreters import (
+    ML_FLOATS,
+    OpInterpretationError,
+    is_float_dtype,
+    numpy_dtype,
+    round_to,
+)
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
@@ -158,18 +163,7 @@ def to_f32(array: np.ndarray) -> np.ndarray:
     return round_to(array, F32)
 
 
-_EXACT_IN_F32 = frozenset(
-    np.dtype(t)
-    for t in (
-        np.float32,
-        np.float16,
-        ml_dtypes.bfloat16,
-        ml_dtypes.float8_e4m3fn,
-        ml_dtypes.float8_e5m2,
-        ml_dtypes.float8_e8m0fnu,
-        ml_dtypes.float4_e2m1fn,
-    )
-)
+_EXACT_IN_F32 = frozenset((F32, np.dtype(np.float16))) | ML_FLOATS
 """Float dtypes that widen to float32 exactly, so ``to_f32(x).astype(float64)`` is
 ``x.astype(float64)``."""
 
