@@ -109,7 +109,7 @@ class BlockFFN:
             ExpertAffinityScaleMode.PRE_SCALE_DELAYED,
         )
         self.post_scale = scaling == ExpertAffinityScaleMode.POST_SCALE
-        self.aff_on_i = bool(spec.shard_on_I and spec.shard_on_I.expert_affinity_multiply_on_I)
+        self.aff_on_i = spec.affinity_on_intermediate
         if self.aff_on_i and self.post_scale:
             self.post_scale = False  # the affinity multiplies the intermediate instead
         else:

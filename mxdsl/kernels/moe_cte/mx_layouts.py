@@ -29,7 +29,7 @@ import ml_dtypes
 import numpy as np
 
 from mxdsl.kernels.moe_cte.golden import moe_cte_golden
-from mxdsl.kernels.moe_cte.routing import MoECTEInputs
+from mxdsl.kernels.moe_cte.routing import MoECTEInputs, golden_options
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEImplementation,
     MoECTEOptions,
@@ -212,16 +212,9 @@ def moe_cte_mx_golden(
         unpack_down(arrays["down_proj_weight"], arrays["down_proj_scale"], wf),
         arrays["token_position_to_id"],
         arrays["block_to_expert"],
-        activation_function=options.activation,
-        scaling=options.scaling,
-        gate_and_up_proj_bias=arrays.get("gate_and_up_proj_bias"),
-        down_proj_bias=arrays.get("down_proj_bias"),
-        gate_clamp=options.gate_clamp,
-        up_clamp=options.up_clamp,
-        active_blocks=active_blocks,
-        affinity_on_intermediate=affinity_on_intermediate,
         quantize_hidden=fake_quantize_hidden,
         quantize_intermediate=fake_quantize_intermediate,
+        **golden_options(arrays, options, active_blocks, affinity_on_intermediate),
     )
 
 
@@ -293,9 +286,7 @@ def mx_golden_for(
         inputs.arrays,
         options,
         active_blocks=inputs.active_blocks,
-        affinity_on_intermediate=bool(
-            spec.shard_on_I and spec.shard_on_I.expert_affinity_multiply_on_I
-        ),
+        affinity_on_intermediate=spec.affinity_on_intermediate,
     )
 
 
@@ -318,16 +309,7 @@ def dense_golden_for(
         d,
         a["token_position_to_id"],
         a["block_to_expert"],
-        activation_function=options.activation,
-        scaling=options.scaling,
-        gate_and_up_proj_bias=a.get("gate_and_up_proj_bias"),
-        down_proj_bias=a.get("down_proj_bias"),
-        gate_clamp=options.gate_clamp,
-        up_clamp=options.up_clamp,
-        active_blocks=inputs.active_blocks,
-        affinity_on_intermediate=bool(
-            spec.shard_on_I and spec.shard_on_I.expert_affinity_multiply_on_I
-        ),
+        **golden_options(a, options, inputs.active_blocks, spec.affinity_on_intermediate),
     )
 
 

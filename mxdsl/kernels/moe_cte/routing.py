@@ -13,7 +13,9 @@ with a per-output-channel scale (``max |w| / 448``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -150,6 +152,7 @@ def golden_for(
     """The dense golden ``[T, H]`` float32 for these inputs and options."""
     from mxdsl.kernels.moe_cte.golden import moe_cte_golden
 
+    del sizes
     a = inputs.arrays
     return moe_cte_golden(
         a["hidden_states"],
@@ -158,19 +161,30 @@ def golden_for(
         a["down_proj_weight"],
         a["token_position_to_id"],
         a["block_to_expert"],
-        activation_function=options.activation,
-        scaling=options.scaling,
-        gate_and_up_proj_bias=a.get("gate_and_up_proj_bias"),
-        down_proj_bias=a.get("down_proj_bias"),
         gate_up_proj_scale=a.get("gate_up_proj_scale"),
         down_proj_scale=a.get("down_proj_scale"),
-        gate_clamp=options.gate_clamp,
-        up_clamp=options.up_clamp,
-        active_blocks=inputs.active_blocks,
-        affinity_on_intermediate=bool(
-            kernel_spec.shard_on_I and kernel_spec.shard_on_I.expert_affinity_multiply_on_I
-        ),
+        **golden_options(a, options, inputs.active_blocks, kernel_spec.affinity_on_intermediate),
     )
 
 
-__all__ = ["MoECTEInputs", "golden_for", "make_inputs"]
+def golden_options(
+    arrays: Mapping[str, np.ndarray],
+    options: MoECTEOptions,
+    active_blocks: Sequence[bool] | None,
+    affinity_on_intermediate: bool,
+) -> dict[str, Any]:
+    """The keyword arguments of ``moe_cte_golden`` that the options and the routing
+    decide (all but the weights and their fp8 scales), shared by every golden."""
+    return {
+        "activation_function": options.activation,
+        "scaling": options.scaling,
+        "gate_and_up_proj_bias": arrays.get("gate_and_up_proj_bias"),
+        "down_proj_bias": arrays.get("down_proj_bias"),
+        "gate_clamp": options.gate_clamp,
+        "up_clamp": options.up_clamp,
+        "active_blocks": active_blocks,
+        "affinity_on_intermediate": affinity_on_intermediate,
+    }
+
+
+__all__ = ["MoECTEInputs", "golden_for", "golden_options", "make_inputs"]

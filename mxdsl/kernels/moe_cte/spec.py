@@ -110,14 +110,8 @@ class MoECTESpec:
 
     def __post_init__(self) -> None:
         impl = self.implementation
-        if isinstance(impl, str):
-            try:
-                impl = MoECTEImplementation[impl]
-            except KeyError:
-                raise MoECTEConfigError(
-                    f"unknown MoE-CTE implementation {impl!r}; choose one of "
-                    f"{', '.join(m.name for m in MoECTEImplementation)}"
-                ) from None
+        if isinstance(impl, str):  # a member's name
+            impl = MoECTEImplementation.__members__.get(impl, impl)
         if not isinstance(impl, MoECTEImplementation):
             raise MoECTEConfigError(
                 f"unknown MoE-CTE implementation {impl!r}; choose one of "
@@ -129,6 +123,11 @@ class MoECTESpec:
                 self.shard_on_block = ShardOnBlockConfig()
         elif self.shard_on_I is None:
             self.shard_on_I = ShardOnIConfig()
+
+    @property
+    def affinity_on_intermediate(self) -> bool:
+        """``ShardOnIConfig.expert_affinity_multiply_on_I`` (False for the block shards)."""
+        return bool(self.shard_on_I and self.shard_on_I.expert_affinity_multiply_on_I)
 
 
 @dataclass(frozen=True)
