@@ -179,9 +179,10 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     if not passes:
         return
     stationaries = [p.stationary for p in passes]
-    if not _skip_is_exact(moving, stationaries):
+    if not _skip_is_exact(moving, stationaries):  # every column multiplied
+        whole = moving.widen(moving.tile)
         for p in passes:
-            product = np.matmul(p.stationary.widen(p.stationary.tile).T, moving.widen(moving.tile))
+            product = np.matmul(p.stationary.widen(p.stationary.tile).T, whole)
             every = slice(0, p.dst.shape[0]), slice(0, p.dst.shape[1])
             _write(p.dst, *every, product, p.accumulate)
         return
