@@ -26,17 +26,32 @@
 // HIDDEN: mx-moe: error: hidden size H = 768 must be a positive multiple of 512
 // CKPT: mx-moe: error: --checkpoint, --affinity-on-i and --num-static-block are ShardOnIConfig options; shard_on_block shards on blocks
 
-// The block shard's buffers fit one SBUF partition only with a smaller gate/up weight
-// chunk at the benchmark sizes (one 128-column I tile per load); when nothing fits, the
-// largest buffers are named.
-// SHRUNK: memref.alloc() : memref<128x24x2x128xbf16, #nisa.mem<sbuf>>
-// The down projection's 4 token tiles of a block, one PSUM tile each, share every Wd tile:
-// SHRUNK: memref.alloc() : memref<128x512xf32, #nisa.mem<sbuf>>
-// SHRUNK: memref.alloc() : memref<128x16x512xbf16, #nisa.mem<sbuf>>
+// At the benchmark sizes the block shard's buffers fit one SBUF partition with a
+// two-I-tile gate/up weight chunk (256 columns per load, not the default); when nothing
+// fits, the largest buffers are named.
+// SHRUNK: gate_up_chunk=256
+// SHRUNK: memref.alloc() : memref<128x24x2x256xbf16, #nisa.mem<sbuf>>
+// SHRUNK-NEXT: memref.alloc() : memref<128x16x512xbf16, #nisa.mem<sbuf>>
+// SHRUNK-NEXT: %[[PG:.*]] = memref.alloc() : memref<128x512xf32, #nisa.mem<psum>>
+// SHRUNK-NEXT: %[[PU:.*]] = memref.alloc() : memref<128x512xf32, #nisa.mem<psum>>
+// Up never leaves PSUM here (no scale, bias, clamp), so it gets no SBUF tile:
+// SHRUNK-NEXT: memref.alloc() : memref<128x512xf32, #nisa.mem<sbuf>>
+// SHRUNK-NEXT: memref.alloc() : memref<128x16x512xbf16, #nisa.mem<sbuf>>
 // SHRUNK-NEXT: %[[P0:.*]] = memref.alloc() : memref<128x512xf32, #nisa.mem<psum>>
 // SHRUNK-NEXT: %[[P1:.*]] = memref.alloc() : memref<128x512xf32, #nisa.mem<psum>>
 // SHRUNK-NEXT: %[[P2:.*]] = memref.alloc() : memref<128x512xf32, #nisa.mem<psum>>
 // SHRUNK-NEXT: %[[P3:.*]] = memref.alloc() : memref<128x512xf32, #nisa.mem<psum>>
+// The chunk's two I tiles run their gate and up passes together, all four on the same
+// token tile; the second tile's gate and up use the first two down-projection PSUM
+// tiles (gate/up and down never overlap):
+// SHRUNK: nisa.nc_matmul %[[PG]], %{{.*}}, %[[X:[0-9]+]] :
+// SHRUNK-NEXT: memref.subview
+// SHRUNK-NEXT: nisa.nc_matmul %[[PU]], %{{.*}}, %[[X]] :
+// SHRUNK-NEXT: memref.subview
+// SHRUNK-NEXT: nisa.nc_matmul %[[P0]], %{{.*}}, %[[X]] :
+// SHRUNK-NEXT: memref.subview
+// SHRUNK-NEXT: nisa.nc_matmul %[[P1]], %{{.*}}, %[[X]] :
+// The down projection's 4 token tiles of a block, one PSUM tile each, share every Wd tile:
 // SHRUNK: nisa.nc_matmul %[[P0]], %{{.*}}, %[[WD:[0-9]+]] :
 // SHRUNK: nisa.nc_matmul %[[P1]], %{{.*}}, %[[WD]] :
 // SHRUNK: nisa.nc_matmul %[[P2]], %{{.*}}, %[[WD]] :

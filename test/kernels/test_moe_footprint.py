@@ -5,6 +5,8 @@ refused naming its largest buffers, and the chunk changes no result bit."""
 from __future__ import annotations
 
 import math
+from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -48,8 +50,9 @@ def test_every_variant_fits_at_the_benchmark_sizes(impl: MoECTEImplementation, b
     assert _on_chip_bytes(kernel.module, nisa.MemorySpace.PSUM) <= 16 * 1024
     # the largest chunk within 64 KiB per partition (bf16: 512 columns, MX: 1024), except
     # that the block shards keep three blocks of hidden states and had to shrink it to fit
+    # (the bf16 one to two I tiles, or one where its bias rows and up's SBUF tile need room)
     chunk = {
-        MoECTEImplementation.shard_on_block: 128,
+        MoECTEImplementation.shard_on_block: 128 if bias else 256,
         MoECTEImplementation.shard_on_block_mx: 512,
         MoECTEImplementation.shard_on_i_mx: 1024,
         MoECTEImplementation.shard_on_i_mx_hybrid: 1024,
@@ -72,6 +75,29 @@ def test_a_gate_up_chunk_must_be_whole_i_tiles() -> None:
     spec = MoECTESpec(MoECTEImplementation.shard_on_block)
     with pytest.raises(MoECTEConfigError, match=r"choose one of 256, 128 \(whole I tiles"):
         build_moe_cte(spec, SMALL, MoECTEOptions(gate_up_chunk=100))
+
+
+def _passes_per_moving_tile(module) -> int:  # noqa: ANN001
+    """The most nc_matmul ops reading one moving value."""
+    readers = Counter(op.moving for op in module.walk() if isinstance(op, nisa.NcMatmulOp))
+    return max(readers.values())
+
+
+def test_paired_i_tiles_change_no_result_bit() -> None:
+    """With two I tiles per chunk (and two token tiles, so two spare PSUM tiles) the
+    tiles' gate and up passes share each token tile; one tile per chunk runs them apart."""
+    spec = MoECTESpec(MoECTEImplementation.shard_on_block)
+    sizes = MoECTESizes(512, 256, 4, 100, 256, 2)
+    options = MoECTEOptions(bias=True, up_clamp=(-1.0, 1.0))
+    paired = build_moe_cte(spec, sizes, options)
+    single = build_moe_cte(spec, sizes, replace(options, gate_up_chunk=128))
+    assert paired.options.gate_up_chunk == 256
+    assert _passes_per_moving_tile(paired.module) == 4  # gate, up of two I tiles
+    assert _passes_per_moving_tile(single.module) == 2  # gate, up (down: 2 token tiles)
+    inputs = make_inputs(spec, sizes, options, seed=4)
+    a = paired.run(inputs.arrays)["output"]
+    b = single.run(inputs.arrays)["output"]
+    assert np.array_equal(a.view(np.uint16), b.view(np.uint16))
 
 
 def test_the_gate_up_chunk_changes_no_result_bit() -> None:

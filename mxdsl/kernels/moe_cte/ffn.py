@@ -21,10 +21,10 @@ free <= 128, moving free <= 512 (one PSUM bank).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import f32, i32
+from xdsl.dialects.builtin import MemRefType, f32, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mxdsl.dialects import nisa
@@ -77,6 +77,16 @@ class Geometry:
     nbm: int
     kt: int  # 128-row H tiles (gate/up contraction)
     nhc: int  # 512-column H tiles (down moving free size)
+
+
+@dataclass(frozen=True)
+class ITile:
+    """One 128-column I tile of a gate/up pass group: its first column in I, its column
+    in the weight chunk, and where its intermediate goes per token column block."""
+
+    col: Index
+    local: Index
+    inter: Callable[[Index], SSAValue]
 
 
 class BlockFFN:
@@ -142,6 +152,7 @@ class BlockFFN:
         self.sets = sets
         self.progress_ops: list[Operation] = []
         self._allocate()
+        self.gate_up_psums = self._gate_up_psums()
 
     # ------------------------------------------------------------ buffers
 
@@ -165,16 +176,16 @@ class BlockFFN:
         self.pg = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.pu = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.gs = kb.alloc([g.it, g.Bm], f32)
-        self.us = kb.alloc([g.it, g.Bm], f32)
+        self.us = kb.alloc([g.it, g.Bm], f32) if self.up_leaves_psum else None
         self.inter = kb.alloc([g.it, g.n_it, g.Bc], io, what="the intermediate act(gate) * up")
         self.pd = [kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM) for _ in range(self.down_group)]
         self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
         self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
         if self.fp8:
-            self.gsc = kb.alloc([g.it, 2], f32)
+            self.gsc = kb.alloc([g.it, 2 * self.gate_up_pair], f32)
             self.dsc = kb.alloc([PMAX, g.H], f32, what="the down-projection fp8 scales")
         if self.bias:
-            self.gb = kb.alloc([g.it, 2], f32)
+            self.gb = kb.alloc([g.it, 2 * self.gate_up_pair], f32)
             # the bias rows in the io dtype they arrive in (the engines add in f32)
             self.db = kb.alloc([PMAX, g.H], io, what="the down-projection bias")
         if self.aff_on_i:
@@ -280,49 +291,63 @@ class BlockFFN:
         """``inter = act(gate) * up`` for I columns ``[i0, i0 + Ic)`` of expert ``e``."""
         kb, g = self.kb, self.g
         w = self.arg["gate_up_proj_weight"]
+        pair = self.gate_up_pair
         with kb.loop(0, g.n_chunk) as c:
             ci = kb.add(i0, kb.mul(c, g.chunk))
             with kb.loop(0, g.kt) as k:
                 dst = kb.view(self.wgu, [0, k, 0, 0], [PMAX, 1, 2, g.chunk], drop=[1])
                 src = kb.view(w, [e, kb.mul(k, PMAX), 0, ci], [1, PMAX, 2, g.chunk], drop=[0])
                 kb.emit(nisa.DmaCopyOp(dst, src))
-            with kb.loop(0, g.chunk // g.it) as t:
-                local = kb.mul(t, g.it)  # column in the chunk
-                col = kb.add(ci, local)  # column in I
-                tile = kb.add(kb.mul(c, g.chunk // g.it), t)  # I tile index of this core
+            with kb.loop(0, g.chunk // (pair * g.it)) as t:
+                tiles = []
+                for p in range(pair):
+                    local = kb.add(kb.mul(t, pair * g.it), p * g.it)  # column in the chunk
+                    tile = kb.add(kb.mul(c, g.chunk // g.it), kb.add(kb.mul(t, pair), p))
 
-                def inter_tile(m0: Index, tile: Index = tile) -> SSAValue:
-                    return kb.view(self.inter, [0, tile, m0], [g.it, 1, g.Bm], drop=[1])
+                    def inter_tile(m0: Index, tile: Index = tile) -> SSAValue:
+                        return kb.view(self.inter, [0, tile, m0], [g.it, 1, g.Bm], drop=[1])
 
-                self._gate_up_columns(s, e, col, local, inter_tile, b, col0)
+                    tiles.append(ITile(kb.add(ci, local), local, inter_tile))
+                self._gate_up_columns(s, e, tiles, b, col0)
+
+    @property
+    def up_leaves_psum(self) -> bool:
+        """Up is rewritten in SBUF (``us``) before the multiply: :meth:`_leaves_psum`, or
+        the affinity row multiplies it."""
+        return self._leaves_psum(1) or self.aff_on_i
+
+    @property
+    def gate_up_pair(self) -> int:
+        """I tiles whose gate and up passes run together, sharing each moving (token)
+        tile: 2 when a chunk holds an even number of I tiles and the down projection has
+        two PSUM tiles for the second pair (the phases never overlap), else 1. Each
+        token tile then feeds four passes in a row instead of two."""
+        tiles_per_chunk = self.g.chunk // self.g.it
+        return 2 if tiles_per_chunk % 2 == 0 and self.down_group >= 2 else 1
+
+    def _gate_up_psums(self) -> list[tuple[SSAValue, SSAValue]]:
+        """The (gate, up) PSUM tiles of each I tile of a :attr:`gate_up_pair`: ``pg`` and
+        ``pu``, then (views of) the first two down-projection PSUM tiles."""
+        psums = [(self.pg, self.pu)]
+        if self.gate_up_pair == 2:
+            shape = _shape(self.pg)
+            gate, up = (
+                pd if _shape(pd) == shape else self.kb.view(pd, [0, 0], shape) for pd in self.pd[:2]
+            )
+            psums.append((gate, up))
+        return psums
 
     def _gate_up_columns(
-        self,
-        s: Index,
-        e: Index,
-        col: Index,
-        local: Index,
-        inter_tile: Callable[[Index], SSAValue],
-        b: Index,
-        col0: Index,
+        self, s: Index, e: Index, tiles: Sequence[ITile], b: Index, col0: Index
     ) -> None:
-        """One I tile (columns ``col``, at ``local`` in the weight chunk) of gate and up
-        for each token column block ``m0``: the K loop of PE passes (:meth:`_gate_up_k`;
-        the first H tile overwrites PSUM, the others accumulate), then scale, bias, clamp,
-        ``act(gate) * up`` into ``inter_tile(m0)``."""
+        """The I tiles ``tiles`` (one or a :attr:`gate_up_pair`) of gate and up for each
+        token column block ``m0``: the K loop of PE passes (:meth:`_gate_up_k`; the first
+        H tile overwrites PSUM, the others accumulate), then per I tile scale, bias,
+        clamp, ``act(gate) * up`` into its ``inter(m0)``."""
         kb, g = self.kb, self.g
-        if self.fp8:
-            for gi in (0, 1):
-                src = kb.view(
-                    self.arg["gate_up_proj_scale"],
-                    [e, 0, kb.add(col, gi * g.I)],
-                    [1, 1, g.it],
-                )
-                kb.emit(nisa.DmaCopyOp(kb.view(self.gsc, [0, gi], [g.it, 1]), src))
-        if self.bias:
-            for gi in (0, 1):
-                src = kb.view(self.arg["gate_and_up_proj_bias"], [e, gi, col], [1, 1, g.it])
-                kb.emit(nisa.DmaCopyOp(kb.view(self.gb, [0, gi], [g.it, 1]), src))
+        for p, tile in enumerate(tiles):
+            self._load_gate_up_columns(e, p, tile.col)
+        psums = self.gate_up_psums
         with kb.loop(0, g.nbm) as m:
             m0 = kb.mul(m, g.Bm)
             k_tiles = self.gate_up_k_tiles
@@ -330,52 +355,82 @@ class BlockFFN:
                 if k1 <= k0:
                     continue
                 with kb.loop(k0, k1) as k:
-                    self._gate_up_k(s, k, m0, local, accumulate)
-            gate = self._evacuate(0, self.pg, self.gs, self.options.gate_clamp, b, col, col0, m0)
-            kb.emit(nisa.ActivationOp(self.gs, ACTIVATIONS[self.options.activation], gate))
-            up = self._evacuate(1, self.pu, self.us, self.options.up_clamp, b, col, col0, m0)
-            dst = inter_tile(m0)
-            if self.aff_on_i:
-                kb.emit(
-                    nisa.TensorTensorOp(
-                        self.us, AluOp.MULTIPLY, up, kb.view(self.arow, [0, m0], [g.it, g.Bm])
-                    )
+                    self._gate_up_k(s, k, m0, [t.local for t in tiles], accumulate)
+            for p, (tile, (pg, pu)) in enumerate(zip(tiles, psums, strict=True)):
+                self._activate(p, tile, pg, pu, b, col0, m0)
+
+    def _load_gate_up_columns(self, e: Index, p: int, col: Index) -> None:
+        """The fp8 dequant scales and the biases of gate and up for the I tile at
+        ``col`` into columns ``2p`` (gate) and ``2p + 1`` (up) of ``gsc`` / ``gb``."""
+        kb, g = self.kb, self.g
+        for gi in (0, 1):
+            if self.fp8:
+                src = self.arg["gate_up_proj_scale"]
+                src = kb.view(src, [e, 0, kb.add(col, gi * g.I)], [1, 1, g.it])
+                kb.emit(nisa.DmaCopyOp(kb.view(self.gsc, [0, 2 * p + gi], [g.it, 1]), src))
+            if self.bias:
+                src = kb.view(self.arg["gate_and_up_proj_bias"], [e, gi, col], [1, 1, g.it])
+                kb.emit(nisa.DmaCopyOp(kb.view(self.gb, [0, 2 * p + gi], [g.it, 1]), src))
+
+    def _activate(
+        self, p: int, tile: ITile, pg: SSAValue, pu: SSAValue, b: Index, col0: Index, m0: Index
+    ) -> None:
+        """Tile ``p`` of a pair: its gate and up PSUM tiles evacuated, ``act(gate) * up``
+        (times the affinity row when it applies to the intermediate) into ``tile.inter``."""
+        kb, g = self.kb, self.g
+        gate = self._evacuate(0, p, pg, b, tile.col, col0, m0)
+        kb.emit(nisa.ActivationOp(self.gs, ACTIVATIONS[self.options.activation], gate))
+        up = self._evacuate(1, p, pu, b, tile.col, col0, m0)
+        if self.aff_on_i:
+            assert self.us is not None  # allocated whenever aff_on_i
+            kb.emit(
+                nisa.TensorTensorOp(
+                    self.us, AluOp.MULTIPLY, up, kb.view(self.arow, [0, m0], [g.it, g.Bm])
                 )
-                up = self.us
-            kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, self.gs, up))
+            )
+            up = self.us
+        kb.emit(nisa.TensorTensorOp(tile.inter(m0), AluOp.MULTIPLY, self.gs, up))
 
     @property
     def gate_up_k_tiles(self) -> int:
         """PE passes over H per gate/up tile: 128-row H tiles."""
         return self.g.kt
 
-    def _gate_up_k(self, s: Index, k: Index, m0: Index, local: Index, accumulate: bool) -> None:
-        """H tile ``k`` of the gate and up matmuls; they share the moving tile (the
-        tokens' hidden^T)."""
+    def _gate_up_k(
+        self, s: Index, k: Index, m0: Index, locals_: Sequence[Index], accumulate: bool
+    ) -> None:
+        """H tile ``k`` of the gate and up matmuls of the I tiles at ``locals_`` in the
+        weight chunk; they all share the moving tile (the tokens' hidden^T)."""
         kb, g = self.kb, self.g
         moving = kb.view(self.xT, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
-        for gi, psum in ((0, self.pg), (1, self.pu)):
-            stationary = kb.view(self.wgu, [0, k, gi, local], [PMAX, 1, 1, g.it], drop=[1, 2])
-            kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
+        for local, psums in zip(locals_, self.gate_up_psums, strict=True):
+            for gi, psum in enumerate(psums):
+                at = [0, k, gi, local]
+                stationary = kb.view(self.wgu, at, [PMAX, 1, 1, g.it], drop=[1, 2])
+                kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
+
+    def _leaves_psum(self, gi: int) -> bool:
+        """Whether the gate (``gi`` 0) or up tile is rewritten in SBUF before its use: an
+        fp8 scale, a bias, a clamp or a checkpoint applies to it."""
+        clamp = (self.options.gate_clamp, self.options.up_clamp)[gi]
+        return self.fp8 or self.bias or self.ckpt or clamp != (None, None)
 
     def _evacuate(
-        self,
-        gi: int,
-        psum: SSAValue,
-        sbuf: SSAValue,
-        clamp: tuple[float | None, float | None],
-        b: Index,
-        col: Index,
-        col0: Index,
-        m0: Index,
+        self, gi: int, p: int, psum: SSAValue, b: Index, col: Index, col0: Index, m0: Index
     ) -> SSAValue:
-        """Scale, bias, clamp (and checkpoint) one gate/up PSUM tile; returns where the
-        value now lives (the PSUM tile itself when nothing applies to it)."""
+        """Scale, bias, clamp (and checkpoint) the gate (``gi`` 0, into ``gs``) or up
+        (into ``us``) PSUM tile of tile ``p`` of a pair; returns where the value now lives
+        (the PSUM tile itself when nothing applies to it)."""
+        if not self._leaves_psum(gi):
+            return psum
         kb, g = self.kb, self.g
+        sbuf = (self.gs, self.us)[gi]
+        assert sbuf is not None  # allocated whenever _leaves_psum
+        clamp = (self.options.gate_clamp, self.options.up_clamp)[gi]
         value = psum
         if self.fp8 or self.bias:
-            scale = kb.view(self.gsc, [0, gi], [g.it, 1]) if self.fp8 else None
-            bias = kb.view(self.gb, [0, gi], [g.it, 1]) if self.bias else None
+            scale = kb.view(self.gsc, [0, 2 * p + gi], [g.it, 1]) if self.fp8 else None
+            bias = kb.view(self.gb, [0, 2 * p + gi], [g.it, 1]) if self.bias else None
             kb.emit(nisa.ActivationOp(sbuf, ActivationFunction.COPY, value, scale=scale, bias=bias))
             value = sbuf
         lo, hi = clamp
@@ -545,3 +600,9 @@ class BlockFFN:
 
 
 __all__ = ["ACTIVATIONS", "BlockFFN", "Geometry"]
+
+
+def _shape(buffer: SSAValue) -> list[int]:
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    return list(buffer_type.get_shape())

@@ -22,6 +22,8 @@ Scales never leave a core: the I-shard exchange carries the dequantized bf16 par
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -40,7 +42,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import AluOp, MemorySpace, OobMode
-from mxdsl.kernels.moe_cte.ffn import BlockFFN
+from mxdsl.kernels.moe_cte.ffn import BlockFFN, ITile
 from mxdsl.kernels.moe_cte.ir import Index
 from mxdsl.kernels.moe_cte.mx_layouts import MX_TILE, SCALE_ROWS, weight_format
 from mxdsl.kernels.moe_cte.spec import (
@@ -121,7 +123,7 @@ class MxBlockFFN(BlockFFN):
         self.pg = kb.alloc([PMAX, g.Bm], f32, S.PSUM)
         self.pu = kb.alloc([PMAX, g.Bm], f32, S.PSUM)
         self.gs = kb.alloc([PMAX, g.Bm], f32)
-        self.us = kb.alloc([PMAX, g.Bm], f32)
+        self.us = kb.alloc([PMAX, g.Bm], f32) if self.up_leaves_psum else None
         # [p, t, token, q]
         self.isrc = kb.alloc(
             [PMAX, self.nt, 4 * g.Bc], bf16, what="the intermediate act(gate) * up"
@@ -135,7 +137,7 @@ class MxBlockFFN(BlockFFN):
         self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
         self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
         if self.bias:
-            self.gb = kb.alloc([PMAX, 2], f32)
+            self.gb = kb.alloc([PMAX, 2 * self.gate_up_pair], f32)
             # the bias rows in the io dtype they arrive in (the engines add in f32)
             self.db = kb.alloc([PMAX, g.H], io, what="the down-projection bias")
         if self.aff_on_i:
@@ -219,14 +221,18 @@ class MxBlockFFN(BlockFFN):
             kb.emit(nisa.DmaCopyOp(self.wsc, rows, src_index=self.sidx, oob_mode=OobMode.SKIP))
             with kb.loop(0, per_chunk) as tl:
                 t = kb.add(kb.mul(c, per_chunk), tl)  # 512-row I tile of this core
-                for q in range(4):
-                    local = kb.add(kb.mul(tl, MX_TILE), q * PMAX)
+                pair = self.gate_up_pair
+                for q0 in range(0, 4, pair):
+                    tiles = []
+                    for q in range(q0, q0 + pair):
+                        local = kb.add(kb.mul(tl, MX_TILE), q * PMAX)
 
-                    def inter_tile(m0: Index, t: Index = t, q: int = q) -> SSAValue:
-                        at, size = [0, t, m0, q], [PMAX, 1, g.Bm, 1]
-                        return kb.view(self.isrc4, at, size, drop=[1, 3])
+                        def inter_tile(m0: Index, t: Index = t, q: int = q) -> SSAValue:
+                            at, size = [0, t, m0, q], [PMAX, 1, g.Bm, 1]
+                            return kb.view(self.isrc4, at, size, drop=[1, 3])
 
-                    self._gate_up_columns(s, e, kb.add(ci, local), local, inter_tile, b, col0)
+                        tiles.append(ITile(kb.add(ci, local), local, inter_tile))
+                    self._gate_up_columns(s, e, tiles, b, col0)
         with kb.loop(0, self.nt) as t:  # quantize the intermediate, one I tile at a time
             kb.emit(
                 nisa.QuantizeMxOp(
@@ -241,16 +247,22 @@ class MxBlockFFN(BlockFFN):
         """PE passes over H per gate/up tile: 512-row H tiles (128 partitions x 4)."""
         return self.kt4
 
-    def _gate_up_k(self, s: Index, k: Index, m0: Index, local: Index, accumulate: bool) -> None:
-        """H tile ``k`` of the gate and up nc_matmul_mx; they share the MXFP8 token tile."""
+    def _gate_up_k(
+        self, s: Index, k: Index, m0: Index, locals_: Sequence[Index], accumulate: bool
+    ) -> None:
+        """H tile ``k`` of the gate and up nc_matmul_mx of the I tiles at ``locals_`` in
+        the weight chunk; they all share the MXFP8 token tile."""
         kb, g = self.kb, self.g
         moving = kb.view(self.xq, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
         mscale = kb.view(self.xs, [0, s, k, m0], [PMAX, 1, 1, g.Bm], drop=[1, 2])
-        for gi, psum in ((0, self.pg), (1, self.pu)):
-            at, size = [0, gi, k, local], [PMAX, 1, 1, PMAX]
-            weights = kb.view(self.wq, at, size, drop=[1, 2])
-            scales = kb.view(self.wsc, at, size, drop=[1, 2])
-            kb.emit(nisa.NcMatmulMxOp(psum, weights, scales, moving, mscale, accumulate=accumulate))
+        for local, psums in zip(locals_, self.gate_up_psums, strict=True):
+            for gi, psum in enumerate(psums):
+                at, size = [0, gi, k, local], [PMAX, 1, 1, PMAX]
+                weights = kb.view(self.wq, at, size, drop=[1, 2])
+                scales = kb.view(self.wsc, at, size, drop=[1, 2])
+                kb.emit(
+                    nisa.NcMatmulMxOp(psum, weights, scales, moving, mscale, accumulate=accumulate)
+                )
 
     # ------------------------------------------------------------ 3. down
 
