@@ -115,32 +115,51 @@ def _widen(array: np.ndarray) -> np.ndarray:
     return array.astype(np.float64, copy=False)
 
 
+_EXPONENT_BITS = {
+    np.dtype(np.float32): (np.dtype(np.uint32), 0x7F80_0000),
+    np.dtype(ml_dtypes.bfloat16): (np.dtype(np.uint16), 0x7F80),
+    np.dtype(np.float16): (np.dtype(np.uint16), 0x7C00),
+}
+"""Unsigned view and exponent mask of the float dtypes that widen to float64 exactly
+under any widening (an element is an infinity or NaN iff its exponent bits are all set)."""
+
+
 @dataclass(frozen=True)
 class PeOperand:
     """A PE-pass operand ``tile[K, F]`` analysed once (it may feed several passes): its
-    all-zero columns found and the other columns widened to float64."""
+    all-zero columns found; the other columns are widened to float64 when a pass first
+    multiplies them (a pass with nothing to multiply needs no widening)."""
 
     tile: np.ndarray
     widen: Callable[[np.ndarray], np.ndarray]
     columns: slice | np.ndarray  # the columns holding a nonzero (NaN counts)
     zero_columns: slice | np.ndarray  # the others
-    widened: np.ndarray  # float64 [K, len(columns)]
 
     @property
     def dense(self) -> bool:
         return _count(self.zero_columns) == 0
 
     @cached_property
+    def widened(self) -> np.ndarray:
+        """The nonzero columns widened to float64, ``[K, len(columns)]``."""
+        return self.widen(self.tile[:, self.columns])
+
+    @cached_property
     def finite(self) -> bool:
-        """Whether no element is an infinity or NaN (zero columns hold none)."""
-        return bool(np.isfinite(self.widened).all())
+        """Whether no element is an infinity or NaN (zero columns hold none): from the
+        exponent bits of a float32 / bfloat16 / float16 tile not widened yet."""
+        bits = _EXPONENT_BITS.get(self.tile.dtype)
+        if bits is None or "widened" in self.__dict__:
+            return bool(np.isfinite(self.widened).all())
+        word, exponent = bits
+        return not bool(((self.tile.view(word) & exponent) == exponent).any())
 
 
 def pe_operand(tile: np.ndarray, widen: Callable[[np.ndarray], np.ndarray] = _widen) -> PeOperand:
     """``tile`` ready for :func:`pe_pass_into`; ``widen`` converts a column slice of it
     to float64 exactly (default ``astype``)."""
     columns, zero_columns = column_split(tile)
-    return PeOperand(tile, widen, columns, zero_columns, widen(tile[:, columns]))
+    return PeOperand(tile, widen, columns, zero_columns)
 
 
 @dataclass(frozen=True)

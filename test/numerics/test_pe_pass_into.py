@@ -107,6 +107,30 @@ def test_an_all_zero_operand_against_a_non_finite_one(bad: float) -> None:
     assert np.isnan(dst[:, 4]).all()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16, np.float16, np.float64])
+@pytest.mark.parametrize("bad", [None, np.inf, -np.inf, np.nan])
+def test_finiteness_read_off_the_bits_is_the_widened_tiles(dtype: type, bad: float | None) -> None:
+    """An operand not widened yet answers `finite` from its exponent bits (f32 / bf16 /
+    f16); that is np.isfinite of the float64 values, in a zero column or not."""
+    tile = RNG.standard_normal((16, 12)).astype(dtype)
+    tile[:, 4] = 0.0
+    if bad is not None:
+        tile[5, 7] = bad
+    operand = pe_operand(tile)
+    assert operand.finite == bool(np.isfinite(tile.astype(np.float64)).all())
+
+
+def test_a_pass_with_nothing_to_multiply_widens_nothing() -> None:
+    """A padding-only moving tile against finite weights: +0 written, the weights never
+    converted to float64."""
+    stationary = pe_operand(RNG.standard_normal((64, 32)).astype(ml_dtypes.bfloat16))
+    moving = pe_operand(np.zeros((64, 48), dtype=ml_dtypes.bfloat16))
+    dst = _psum((32, 48))
+    pe_pass_into(dst, stationary, moving, accumulate=False)
+    assert (_bits(dst) == 0).all()
+    assert "widened" not in vars(stationary) and "widened" not in vars(moving)
+
+
 def test_overflow_to_inf_in_fp32_is_the_modelled_result() -> None:
     stationary = np.full((4, 2), 3e38, dtype=np.float32)
     moving = np.full((4, 3), 2.0, dtype=np.float32)
