@@ -128,7 +128,8 @@ def test_a_pass_with_nothing_to_multiply_widens_nothing() -> None:
     dst = _psum((32, 48))
     pe_pass_into(dst, stationary, moving, accumulate=False)
     assert (_bits(dst) == 0).all()
-    assert "widened" not in vars(stationary) and "widened" not in vars(moving)
+    assert "widened" not in vars(stationary)
+    assert "widened" not in vars(moving)
 
 
 def test_overflow_to_inf_in_fp32_is_the_modelled_result() -> None:

@@ -7,9 +7,9 @@ For one block (or a chunk of a block's rows) routed to expert ``e``, over the pa
    the affinities at ``token * E + e``, apply PRE_SCALE, and transpose the hidden rows
    on the PE into ``xT[h, token]`` (H on partitions, the gate/up contraction dim);
 2. ``gate_up``: ``gate/up[i, token] = W[e][h, g, i]^T @ xT`` accumulated in PSUM over
-   128-row H tiles, then fp8 dequant scale and bias (one ``activation(copy)``), clamps,
-   ``act(gate) * up`` into the intermediate ``inter[i, token]`` (the down contraction
-   dim on partitions);
+   128-row H tiles (two I tiles at a time where they fit: ``gate_up_pair``), then fp8
+   dequant scale and bias (one ``activation(copy)``), clamps, ``act(gate) * up`` into
+   the intermediate ``inter[i, token]`` (the down contraction dim on partitions);
 3. ``down``: ``h[token, :] = inter^T @ Wd[e]`` accumulated over I tiles, times the fp8
    down scale, into an f32 accumulator ``acc[token, H]`` (token tiles of 128 rows);
 4. ``finish_tile``: down bias, checkpoint, POST_SCALE affinity, and the scatter into the
@@ -81,8 +81,8 @@ class Geometry:
 
 @dataclass(frozen=True)
 class ITile:
-    """One 128-column I tile of a gate/up pass group: its first column in I, its column
-    in the weight chunk, and where its intermediate goes per token column block."""
+    """One I tile of a gate/up pass group: its first column in I, its column in the
+    weight chunk, and where its intermediate goes per token column block."""
 
     col: Index
     local: Index
@@ -299,7 +299,7 @@ class BlockFFN:
                 src = kb.view(w, [e, kb.mul(k, PMAX), 0, ci], [1, PMAX, 2, g.chunk], drop=[0])
                 kb.emit(nisa.DmaCopyOp(dst, src))
             with kb.loop(0, g.chunk // (pair * g.it)) as t:
-                tiles = []
+                tiles: list[ITile] = []
                 for p in range(pair):
                     local = kb.add(kb.mul(t, pair * g.it), p * g.it)  # column in the chunk
                     tile = kb.add(kb.mul(c, g.chunk // g.it), kb.add(kb.mul(t, pair), p))
@@ -599,10 +599,10 @@ class BlockFFN:
         self.for_core_row_tiles(core, g.T + 1, body)
 
 
-__all__ = ["ACTIVATIONS", "BlockFFN", "Geometry"]
-
-
 def _shape(buffer: SSAValue) -> list[int]:
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
     return list(buffer_type.get_shape())
+
+
+__all__ = ["ACTIVATIONS", "BlockFFN", "Geometry", "ITile"]

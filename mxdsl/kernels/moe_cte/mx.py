@@ -223,7 +223,7 @@ class MxBlockFFN(BlockFFN):
                 t = kb.add(kb.mul(c, per_chunk), tl)  # 512-row I tile of this core
                 pair = self.gate_up_pair
                 for q0 in range(0, 4, pair):
-                    tiles = []
+                    tiles: list[ITile] = []
                     for q in range(q0, q0 + pair):
                         local = kb.add(kb.mul(tl, MX_TILE), q * PMAX)
 
