@@ -1,0 +1,49 @@
+"""``benchmarks/moe_cte.py`` runs from a clean checkout: at small sizes every requested
+variant gets a row whose error is within the issue's bf16 bound and whose times are
+consistent with its ratios (the speed figures themselves live in docs/moe-cte.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "moe_cte.py"
+SMALL = [
+    "--hidden", "512", "--intermediate", "1024", "--experts", "4",
+    "--tokens", "60", "--block-size", "256", "--top-k", "2",
+]  # fmt: skip
+
+
+def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
+    variants = ["shard_on_block", "shard_on_i_dropping", "shard_on_i_mx"]
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARK), *SMALL, "--variants", ",".join(variants)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[1].split() == [
+        "variant", "N", "B", "kernel", "s", "golden", "s", "ratio", "rel", "err",
+        "PE", "floor", "s", "floor/golden", "kernel/floor",
+    ]  # fmt: skip
+    rows = [line.split() for line in lines[2:]]
+    assert [row[0] for row in rows] == variants
+    for name, _, _, kernel, golden, ratio, error, floor, floor_ratio, over_floor in rows:
+        assert float(error) < 1e-2, name
+        k, g, f = float(kernel), float(golden), float(floor)
+        assert min(k, g, f) > 0, name
+        assert _printed_ratio(ratio, k, 0.005, g, 0.0005), name
+        assert _printed_ratio(floor_ratio, f, 0.0005, g, 0.0005), name
+        assert _printed_ratio(over_floor, k, 0.005, f, 0.0005), name
+
+
+def _printed_ratio(printed: str, num: float, num_error: float, den: float, den_error: float):
+    """Whether ``printed`` (2 decimals) is num / den for some values within the rounding
+    errors of the printed num and den."""
+    low = (num - num_error) / (den + den_error)
+    high = (num + num_error) / max(den - den_error, 1e-9)
+    return low - 0.005 <= float(printed) <= high + 0.005
