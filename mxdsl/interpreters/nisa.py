@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,7 @@ from mxdsl.numerics.matmul import (
     pe_pass_into,
     pe_passes_into,
 )
+from mxdsl.numerics.reduce import fold_trailing
 from mxdsl.numerics.reference import quantize_mx_reference
 
 F32 = np.dtype(np.float32)
@@ -225,11 +227,11 @@ _ARITH: dict[nisa.AluOp, Callable[[Any, Any], Any]] = {
 }
 
 _REDUCE: dict[nisa.AluOp, Callable[..., Any]] = {
-    nisa.AluOp.ADD: np.add.reduce,
-    nisa.AluOp.SUBTRACT: np.subtract.reduce,
-    nisa.AluOp.MULTIPLY: np.multiply.reduce,
-    nisa.AluOp.MAXIMUM: np.maximum.reduce,
-    nisa.AluOp.MINIMUM: np.minimum.reduce,
+    nisa.AluOp.ADD: partial(fold_trailing, np.add),
+    nisa.AluOp.SUBTRACT: partial(fold_trailing, np.subtract),
+    nisa.AluOp.MULTIPLY: partial(fold_trailing, np.multiply),
+    nisa.AluOp.MAXIMUM: partial(fold_trailing, np.maximum),
+    nisa.AluOp.MINIMUM: partial(fold_trailing, np.minimum),
     nisa.AluOp.LOGICAL_AND: lambda x, axis: _f(np.logical_and.reduce(_as_bool(x), axis=axis)),
     nisa.AluOp.LOGICAL_OR: lambda x, axis: _f(np.logical_or.reduce(_as_bool(x), axis=axis)),
     nisa.AluOp.LOGICAL_XOR: lambda x, axis: _f(np.logical_xor.reduce(_as_bool(x), axis=axis)),

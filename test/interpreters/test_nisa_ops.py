@@ -270,6 +270,21 @@ def test_tensor_reduce_negate():
     assert (out[:, 0] == -x.max(axis=(1, 2))).all()
 
 
+def test_tensor_reduce_add_folds_left_to_right_in_f32():
+    """mxdsl/numerics/reduce.py: each row is [1, 2^-24 x 15]; 1 + 2^-24 rounds back to 1
+    (a tie, to even) at every step, so the sum is exactly 1 (a pairwise sum, adding the
+    small terms first, would not be)."""
+    x = np.full((4, 2, 8), 2.0**-24, np.float32)
+    x[:, 0, 0] = 1.0
+    body = load("x", "4x2x8") + (
+        f"  %d = memref.alloc() : {sb('4x1')}\n"
+        f"  nisa.tensor_reduce %d, add %x axes [1, 2] : {sb('4x1')}, {sb('4x2x8')}\n"
+        + store("d", "4x1")
+    )
+    _, out = run(body, f"%x_h: {hbm('4x2x8')}, %out: {hbm('4x1')}", x, np.zeros((4, 1), np.float32))
+    assert out[:, 0].tolist() == [1.0] * 4
+
+
 @pytest.mark.parametrize(
     ("act", "fn"),
     [
