@@ -342,6 +342,36 @@ def _pairs(dims: Sequence[Dim]) -> list[tuple[int, int]]:
     return [(stride, size) for size, stride in dims] or [(1, 1)]
 
 
+def _split_inner(
+    pairs: Sequence[tuple[int, int]], reduced: int
+) -> tuple[list[tuple[int, int]], int] | None:
+    """``pairs`` with their innermost ones enumerating exactly ``reduced`` elements, and
+    how many they are: a pair straddling that boundary is split in two (step ``s``, num
+    ``n`` = ``a * b`` -> ``(s * b, a), (s, b)``, the same elements in the same order);
+    nothing reduced gets a ``(1, 1)`` pair. None when no split enumerates ``reduced``."""
+    out = list(pairs)
+    inner, count = 0, 1
+    while count < reduced:
+        if inner == len(out):
+            return None
+        step, num = out[len(out) - 1 - inner]
+        if reduced % count or (reduced // count) % num and num % (reduced // count):
+            return None
+        if num > reduced // count:  # split: the inner part completes the reduced block
+            part = reduced // count
+            at = len(out) - 1 - inner
+            out[at : at + 1] = [(step * part, num // part), (step, part)]
+            num = part
+        count *= num
+        inner += 1
+    if count != reduced:
+        return None
+    if inner == 0:
+        out.append((1, 1))
+        inner = 1
+    return out, inner
+
+
 def _split_offset(side: _Side, offset: int) -> tuple[int, int]:
     """Static linear offset -> (partition, element in the partition)."""
     return divmod(offset, side.per_partition) if side.view.memory != Memory.HBM else (0, offset)
@@ -782,10 +812,35 @@ class _FunctionLowering:
                 self.compute_ap(op.data, "data"),
                 None if op.engine is None else op.engine.data,
             )
+        elif isinstance(op, nisa.TensorReduceOp):
+            new = self.tensor_reduce(op)
         else:
             raise _Refusal(f"{op.name} is not supported by {PASS_NAME} yet")
         new.location = op.location
         Rewriter.replace_op(op, new)
+
+    def tensor_reduce(self, op: nisa.TensorReduceOp) -> bir.TensorReduceOp:
+        """nisa's reduced trailing dims as the innermost pairs of the src pattern (whose
+        pairs may merge contiguous dims: a pair across the kept / reduced boundary is
+        split there); both interpreters fold the reduced elements in the same row-major
+        order (``mxdsl.numerics.reduce``)."""
+        data = self.compute_ap(op.data, "data")
+        shape = _memref(op.data).get_shape()
+        reduced = math.prod(shape[len(shape) - len(op.get_axes()) :])
+        split = _split_inner(data.get_pairs(), reduced)
+        if split is None or len(split[0]) > bir.MAX_PATTERN_PAIRS:
+            raise _Refusal(
+                f"the reduced dims of data ({reduced} elements per kept position) are not "
+                f"the innermost pairs of one pattern; not supported by {PASS_NAME} yet"
+            )
+        pairs, inner = split
+        return bir.TensorReduceOp(
+            self.compute_ap(op.dst, "dst"),
+            op.op,
+            data.with_pairs(pairs),
+            inner,
+            negate=op.negate is not None,
+        )
 
     def matmul_dst(self, value: SSAValue) -> AccessPatternAttr:
         ap = self.compute_ap(value, "dst")

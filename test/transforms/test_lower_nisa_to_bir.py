@@ -14,7 +14,12 @@ from mxdsl.dialects import bir
 from mxdsl.interpreters import make_interpreter
 from mxdsl.tools.diagnostics import OpDiagnostic, parse_located
 from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
-from mxdsl.transforms.lower_nisa_to_bir import Allocation, LowerNisaToBirPass, allocate
+from mxdsl.transforms.lower_nisa_to_bir import (
+    Allocation,
+    LowerNisaToBirPass,
+    _split_inner,  # pyright: ignore[reportPrivateUsage]
+    allocate,
+)
 
 RNG = np.random.default_rng(11)
 
@@ -297,6 +302,27 @@ def test_the_pass_is_idempotent_on_bir():
     text = str(kernel)
     LowerNisaToBirPass().apply(_context(), kernel)
     assert str(kernel) == text
+
+
+@pytest.mark.parametrize(
+    ("pairs", "reduced", "expected"),
+    [
+        ([(1, 32)], 8, ([(8, 4), (1, 8)], 1)),  # a merged pair split at the boundary
+        ([(1, 32)], 32, ([(1, 32)], 1)),
+        ([(8, 4), (1, 6)], 6, ([(8, 4), (1, 6)], 1)),
+        ([(64, 3), (8, 4), (1, 6)], 24, ([(64, 3), (8, 4), (1, 6)], 2)),
+        ([(64, 3), (1, 48)], 24, ([(64, 3), (24, 2), (1, 24)], 1)),
+        ([(1, 8)], 1, ([(1, 8), (1, 1)], 1)),  # nothing reduced: a (1, 1) pair
+        ([(8, 4), (1, 6)], 4, None),  # 4 is not a block of the inner 6
+        ([(8, 4), (1, 6)], 12, ([(16, 2), (8, 2), (1, 6)], 2)),  # 6, then 2 of the 4
+        ([(8, 4), (1, 6)], 9, None),  # 9 is no product of blocks of 6 and 4
+        ([(1, 8)], 16, None),  # more than there is
+    ],
+)
+def test_reduced_elements_become_the_innermost_pairs(pairs, reduced, expected):
+    """tensor_reduce's src pattern: the innermost pairs enumerate exactly the reduced
+    elements, in the same order (a pair straddling the boundary split in two)."""
+    assert _split_inner(pairs, reduced) == expected
 
 
 # ----------------------------------------------------------------------- refusals
