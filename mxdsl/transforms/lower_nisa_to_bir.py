@@ -350,22 +350,20 @@ def _split_inner(
     ``n`` = ``a * b`` -> ``(s * b, a), (s, b)``, the same elements in the same order);
     nothing reduced gets a ``(1, 1)`` pair. None when no split enumerates ``reduced``."""
     out = list(pairs)
-    inner, count = 0, 1
+    inner, count = 0, 1  # the innermost pairs taken, the elements they enumerate
     while count < reduced:
         if inner == len(out):
             return None
-        step, num = out[len(out) - 1 - inner]
-        if reduced % count or (reduced // count) % num and num % (reduced // count):
+        at = len(out) - 1 - inner
+        step, num = out[at]
+        need = reduced // count  # count always divides reduced
+        if need % num and num % need:  # neither is a block of the other
             return None
-        if num > reduced // count:  # split: the inner part completes the reduced block
-            part = reduced // count
-            at = len(out) - 1 - inner
-            out[at : at + 1] = [(step * part, num // part), (step, part)]
-            num = part
+        if num > need:  # the pair's inner part completes the reduced elements
+            out[at : at + 1] = [(step * need, num // need), (step, need)]
+            num = need
         count *= num
         inner += 1
-    if count != reduced:
-        return None
     if inner == 0:
         out.append((1, 1))
         inner = 1
