@@ -746,13 +746,13 @@ class _FunctionLowering:
     # ------------------------------------------------------------- ops
 
     def lower(self, op: Operation) -> None:
-        if isinstance(op, nisa.DmaCopyOp):
-            if op.dst_index is not None or op.src_index is not None:
-                raise _Refusal(f"an indirect dma_copy is not supported by {PASS_NAME} yet")
-            self.dma(op)
-            return
         new: Operation
-        if isinstance(op, nisa.MemsetOp):
+        if isinstance(op, nisa.DmaCopyOp):
+            if op.dst_index is None and op.src_index is None:
+                self.dma(op)
+                return
+            new = self.indirect_dma(op)
+        elif isinstance(op, nisa.MemsetOp):
             new = bir.MemsetOp(self.compute_ap(op.dst, "dst"), op.value.value.data)
         elif isinstance(op, nisa.TensorCopyOp):
             new = bir.TensorCopyOp(self.compute_ap(op.dst, "dst"), self.compute_ap(op.src, "src"))
@@ -916,6 +916,54 @@ class _FunctionLowering:
             new.location = op.location
             Rewriter.insert_op(new, InsertPoint.before(op))
         Rewriter.erase_op(op)
+
+    def indirect_dma(self, op: nisa.DmaCopyOp) -> bir.DmaIndirectOp:
+        """A gather (``src`` indexed) or scatter (``dst`` indexed) as one
+        ``bir.dma_indirect``: the indexed hbm side's pattern keeps the indirect dim as a
+        pair of its own (its num: the other side's size there, its bound: the indexed
+        view's), the other dims merged around it; the other side is one pattern in the
+        same row-major order; the index vector one element per partition. Static views
+        only (bir.dma_indirect has no run-time offsets)."""
+        scatter = op.dst_index is not None
+        index = op.dst_index if scatter else op.src_index
+        assert index is not None
+        indexed_value, direct_value = (op.dst, op.src) if scatter else (op.src, op.dst)
+        indexed, direct = self.side(indexed_value), self.side(direct_value)
+        for role, side in (("the indexed side", indexed), ("the other side", direct)):
+            if side.view.terms:
+                raise _Refusal(
+                    f"{role} of an indirect dma_copy is a loop-dependent view; not supported "
+                    f"by {PASS_NAME} yet (bir.dma_indirect has no run-time offsets)"
+                )
+        dim = op.indirect_dim.value.data
+        dims, other_dims = indexed.view.dims, direct.view.dims
+        if len(dims) != len(other_dims) or direct.view.memory == Memory.PSUM:
+            raise _Refusal(f"this indirect dma_copy is not supported by {PASS_NAME} yet")
+        bound, stride = dims[dim]
+        num = other_dims[dim][0]
+        before = _hbm_merge(dims[:dim])
+        merged = [*before, (num, stride), *_hbm_merge(dims[dim + 1 :])]
+        direct_ap = _build_ap(direct, direct.view.offset, other_dims)
+        if len(merged) > bir.MAX_PATTERN_PAIRS or direct_ap is None:
+            raise _Refusal(
+                f"the indirect dma_copy between dims {list(dims)} and {list(other_dims)} is "
+                f"not one access pattern per side; not supported by {PASS_NAME} yet"
+            )
+        dtype = indexed.view.dtype
+        indexed_ap = bir.hbm_ap(_pairs(merged), dtype, indexed.view.offset * dtype.size)
+        dst_ap, src_ap = (indexed_ap, direct_ap) if scatter else (direct_ap, indexed_ap)
+        dst_side, src_side = (indexed, direct) if scatter else (direct, indexed)
+        return bir.DmaIndirectOp(
+            dst_ap,
+            src_ap,
+            self.compute_ap(index, "index"),
+            indirect_dim=len(before),
+            bound=bound,
+            scatter=scatter,
+            oob_mode=op.oob_mode.data,
+            dst_tensor=dst_side.view.root if dst_side.view.memory == Memory.HBM else None,
+            src_tensor=src_side.view.root if src_side.view.memory == Memory.HBM else None,
+        )
 
     def dma_pieces(
         self, dst: _Side, src: _Side

@@ -51,15 +51,21 @@ func.func @unsupported(%x: memref<128x8xf32, #nisa.mem<hbm>>) {
 
 // -----
 
-// An indirect DMA (bir.dma_indirect exists, this lowering does not select it yet).
+// An indirect DMA into a loop-dependent view (bir.dma_indirect has no run-time offsets).
 func.func @gather(%h: memref<64x8xf32, #nisa.mem<hbm>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
   %ids = memref.alloc() : memref<16x1xi32, #nisa.mem<sbuf>>
-  %t = memref.alloc() : memref<16x8xf32, #nisa.mem<sbuf>>
+  %t = memref.alloc() : memref<16x16xf32, #nisa.mem<sbuf>>
   nisa.memset %ids, 0.0 : memref<16x1xi32, #nisa.mem<sbuf>>
-  nisa.dma_copy %t, %h[%ids : memref<16x1xi32, #nisa.mem<sbuf>>] : memref<16x8xf32, #nisa.mem<sbuf>>, memref<64x8xf32, #nisa.mem<hbm>>
+  scf.for %i = %c0 to %c2 step %c1 {
+    %v = memref.subview %t[0, %i] [16, 8] [1, 1] : memref<16x16xf32, #nisa.mem<sbuf>> to memref<16x8xf32, strided<[16, 1], offset: ?>, #nisa.mem<sbuf>>
+    nisa.dma_copy %v, %h[%ids : memref<16x1xi32, #nisa.mem<sbuf>>] : memref<16x8xf32, strided<[16, 1], offset: ?>, #nisa.mem<sbuf>>, memref<64x8xf32, #nisa.mem<hbm>>
+  }
   func.return
 }
-// CHECK: error: 'nisa.dma_copy' op lower-nisa-to-bir: an indirect dma_copy is not supported by lower-nisa-to-bir yet
+// CHECK: error: 'nisa.dma_copy' op lower-nisa-to-bir: the other side of an indirect dma_copy is a loop-dependent view; not supported by lower-nisa-to-bir yet (bir.dma_indirect has no run-time offsets)
 
 // -----
 

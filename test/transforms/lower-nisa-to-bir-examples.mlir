@@ -16,7 +16,13 @@
 // TILED: bir.dma #bir.ap<sbuf, p0 = 0, np = 128, [[1, 4]], off = 0, dtype = 10>, #bir.ap<hbm, [[1, 512]], off = 0, dtype = 10> of %a : memref<256x4xbf16, #nisa.mem<hbm>> offset %{{.+}}
 // TILED: bir.matmult #bir.ap<psum, p0 = 0, np = 4, [[1, 8]], off = 0, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 128, [[1, 4]], off = 0, dtype = 10>, #bir.ap<sbuf, p0 = 0, np = 128, [[1, 8]], off = 64, dtype = 10>
 
-// RUN: not mx-opt %examples/nisa_gather.mlir -p lower-nisa-to-bir 2>&1 | filecheck %s --check-prefix=GATHER
-// GATHER: nisa_gather.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'nisa.dma_copy' op lower-nisa-to-bir: an indirect dma_copy is not supported by lower-nisa-to-bir yet
+// The gather with skipped rows (ids 2, -1, 5, 7 into a 6-row table): one bir.dma_indirect
+// whose hbm side keeps dim 0 as the indexed pair (num 4, bound 6), the same bytes.
+// RUN: mx-opt %examples/nisa_gather.mlir -p lower-nisa-to-bir | filecheck %s --check-prefix=GATHER
+// GATHER: bir.dma_indirect #bir.ap<sbuf, p0 = 0, np = 4, [[1, 4]], off = 64, dtype = 16>, #bir.ap<hbm, [[4, 4], [1, 4]], off = 0, dtype = 16> of %table : memref<6x4xf32, #nisa.mem<hbm>> index #bir.ap<sbuf, p0 = 0, np = 4, [[1, 1]], off = 0, dtype = 17> dim 0 bound 6 oob_mode skip
+// RUN: python -c "import numpy as np; t = (10 * np.arange(6)[:, None] + np.arange(4)).astype(np.float32); np.savez('%t.g.npz', arg0=t, arg1=np.array([[2], [-1], [5], [7]], np.int32), arg2=np.zeros((4, 4), np.float32))"
+// RUN: mx-run %examples/nisa_gather.mlir --inputs %t.g.npz -o %t.g.nisa.npz > /dev/null
+// RUN: mx-run %examples/nisa_gather.mlir --inputs %t.g.npz -p lower-nisa-to-bir -o %t.g.bir.npz > /dev/null
+// RUN: python -c "import numpy as np, sys; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); print('identical' if a.files == b.files and all(a[k].tobytes() == b[k].tobytes() for k in a.files) else 'DIFFERENT', a.files)" %t.g.nisa.npz %t.g.bir.npz | filecheck %s
 // RUN: not mx-opt %examples/nisa_exchange_2core.mlir -p lower-nisa-to-bir 2>&1 | filecheck %s --check-prefix=EXCHANGE
 // EXCHANGE: nisa_exchange_2core.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'nisa.sendrecv' op lower-nisa-to-bir: nisa.sendrecv is not supported by lower-nisa-to-bir yet

@@ -304,6 +304,41 @@ def test_the_pass_is_idempotent_on_bir():
     assert str(kernel) == text
 
 
+SCATTER = """
+func.func @main(%src: memref<2x3x4xf32, #nisa.mem<hbm>>, %ids: memref<3x1xi32, #nisa.mem<hbm>>, %out: memref<2x6x4xf32, #nisa.mem<hbm>>) {
+  %sid = memref.alloc() : memref<3x1xi32, #nisa.mem<sbuf>>
+  nisa.dma_copy %sid, %ids : memref<3x1xi32, #nisa.mem<sbuf>>, memref<3x1xi32, #nisa.mem<hbm>>
+  %t = memref.alloc() : memref<2x3x4xf32, #nisa.mem<sbuf>>
+  nisa.dma_copy %t, %src : memref<2x3x4xf32, #nisa.mem<sbuf>>, memref<2x3x4xf32, #nisa.mem<hbm>>
+  nisa.dma_copy %out[%sid : memref<3x1xi32, #nisa.mem<sbuf>>], %t dim 1 oob_mode skip : memref<2x6x4xf32, #nisa.mem<hbm>>, memref<2x3x4xf32, #nisa.mem<sbuf>>
+  func.return
+}
+"""
+
+
+def test_indirect_dma_becomes_one_dma_indirect_with_the_same_bytes():
+    """A scatter along dim 1 of a [2, 6, 4] tensor: the hbm pattern keeps dim 1 as its
+    own pair (num 3 from the source, bound 6), the dims around it as pairs; an index
+    out of range (7) is skipped. nisa, bir and a numpy assignment agree."""
+    src = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    ids = np.array([[4], [7], [0]], np.int32)
+    out = np.full((2, 6, 4), -1.0, np.float32)
+    expected = out.copy()
+    expected[:, [4, 0], :] = src[:, [0, 2], :]
+    kernel = lower(SCATTER)
+    text = str(kernel)
+    assert "nisa.dma_copy" not in text
+    assert (
+        "bir.dma_indirect #bir.ap<hbm, [[24, 2], [4, 3], [1, 4]], off = 0, dtype = 16> of %out"
+        in text
+    )
+    assert "dim 1 bound 6 scatter oob_mode skip" in text
+    nisa_result = run_args(parse(SCATTER), [src, ids, out])
+    bir_result = run_args(kernel, [src, ids, out])
+    assert nisa_result[2].tobytes() == expected.tobytes()
+    assert bir_result[2].tobytes() == expected.tobytes()
+
+
 @pytest.mark.parametrize(
     ("pairs", "reduced", "expected"),
     [
