@@ -67,7 +67,13 @@ ALIGNMENT = 64
 MAX_UNROLLED_DMAS = 1024
 """A DMA split into more pieces than this is refused (it would not be one DMA any more)."""
 
-_VIEW_OPS = (memref.SubviewOp, memref.ExpandShapeOp, memref.CollapseShapeOp, memref.CastOp)
+_VIEW_OPS = (
+    memref.SubviewOp,
+    memref.ExpandShapeOp,
+    memref.CollapseShapeOp,
+    memref.CastOp,
+    nisa.ViewCastOp,
+)
 _KEPT_NISA = (nisa.ProgramIdOp, nisa.NumProgramsOp)
 """nisa ops that bir kernels use as they are (docs/bir.md)."""
 
@@ -213,12 +219,13 @@ class _Views:
                 source.terms,
                 tuple(dims),
             )
-        if isinstance(owner, memref.CastOp):
-            source = self.of(owner.source)
+        if isinstance(owner, (memref.CastOp, nisa.ViewCastOp)):
+            source_value = owner.source if isinstance(owner, memref.CastOp) else owner.src
+            source = self.of(source_value)
             element = t.get_element_type()
             if _element_size(element) != _element_size(source.element_type):
                 raise _Refusal(
-                    f"memref.cast from {owner.source.type} to {t} changes the element size"
+                    f"{owner.name} from {source_value.type} to {t} changes the element size"
                 )
             return _View(
                 source.root, source.memory, element, source.offset, source.terms, source.dims
@@ -621,7 +628,7 @@ class _FunctionLowering:
         self.reuse_constants()
         self.allocate()
         for op in list(function.walk()):
-            if op.dialect_name() == "nisa" and not isinstance(op, _KEPT_NISA):
+            if op.dialect_name() == "nisa" and not isinstance(op, (*_KEPT_NISA, *_VIEW_OPS)):
                 try:
                     self.lower(op)
                 except _Refusal as err:

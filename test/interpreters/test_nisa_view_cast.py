@@ -1,6 +1,7 @@
 """nisa.view_cast in the interpreter: a zero-copy reinterpretation of integer HBM
 weights as x4 types (reads see the integer bits, writes land in the source), and an
-nc_matmul_mx on viewed weights equals the numerics' MX matmul operand decode."""
+nc_matmul_mx on viewed weights equals the numerics' MX matmul operand decode; lowered
+to bir, the views fold into the patterns' dtypes and the bits stay."""
 # ruff: noqa: E501  (IR text of the kernels under test)
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from mxdsl.numerics import MxFormat, pack_fp4_x4, pack_fp8_x4, quantize_mx
 from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.tools.mx_run import _context
+from mxdsl.transforms.lower_nisa_to_bir import LowerNisaToBirPass
 
 
 def run(text: str, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -91,17 +93,11 @@ func.func @main(%w: memref<32x8x{int_t}, #nisa.mem<hbm>>, %ws: memref<4x8xui8, #
         assert np.abs(out).max() > 0
 
 
-def test_one_tile_read_as_two_x4_types_in_one_loop():
-    """Two nc_matmul_mx in a loop body read the same SBUF words as float8_e4m3fn_x4 and as
-    float8_e5m2_x4: each decodes them in its own format (an operand analysed for one
-    matmul is reused by the next only for the same memory read as the same type)."""
-    rng = np.random.default_rng(4)
-    w, ws = _mx_weights(MxFormat.E4M3FN, rng)
-    a, as_ = _mx_weights(MxFormat.E4M3FN, rng)
-    a[(a & 0x7F7F7F7F) == 0x7F7F7F7F] = 0  # no word whose lanes are all e5m2 NaN/inf codes
+def two_formats_kernel() -> str:
+    """Two nc_matmul_mx in a loop read one SBUF tile as float8_e4m3fn_x4 and float8_e5m2_x4."""
     e4, e5 = "!nisa.float8_e4m3fn_x4", "!nisa.float8_e5m2_x4"
     sb = "#nisa.mem<sbuf>"
-    text = f"""
+    return f"""
 func.func @main(%w: memref<32x8xui32, #nisa.mem<hbm>>, %ws: memref<4x8xui8, #nisa.mem<hbm>>,
                 %a: memref<32x8xui32, #nisa.mem<hbm>>, %as: memref<4x8xui8, #nisa.mem<hbm>>,
                 %o: memref<2x8x8xf32, #nisa.mem<hbm>>) {{
@@ -127,14 +123,27 @@ func.func @main(%w: memref<32x8xui32, #nisa.mem<hbm>>, %ws: memref<4x8xui8, #nis
     nisa.nc_matmul_mx %p4, %wt scale %wst, %a4 scale %ast : memref<8x8xf32, #nisa.mem<psum>>, memref<32x8x{e4}, {sb}>, memref<32x8xui8, {sb}>, memref<32x8x{e4}, {sb}>, memref<32x8xui8, {sb}>
     nisa.nc_matmul_mx %p5, %wt scale %wst, %a5 scale %ast : memref<8x8xf32, #nisa.mem<psum>>, memref<32x8x{e4}, {sb}>, memref<32x8xui8, {sb}>, memref<32x8x{e5}, {sb}>, memref<32x8xui8, {sb}>
   }}
-  %s = memref.alloc() : memref<2x8x8xf32, {sb}>
-  %s4 = memref.subview %s[0, 0, 0] [1, 8, 8] [1, 1, 1] : memref<2x8x8xf32, {sb}> to memref<8x8xf32, strided<[8, 1]>, {sb}>
-  %s5 = memref.subview %s[1, 0, 0] [1, 8, 8] [1, 1, 1] : memref<2x8x8xf32, {sb}> to memref<8x8xf32, strided<[8, 1], offset: 64>, {sb}>
-  nisa.tensor_copy %s4, %p4 : memref<8x8xf32, strided<[8, 1]>, {sb}>, memref<8x8xf32, #nisa.mem<psum>>
-  nisa.tensor_copy %s5, %p5 : memref<8x8xf32, strided<[8, 1], offset: 64>, {sb}>, memref<8x8xf32, #nisa.mem<psum>>
-  nisa.dma_copy %o, %s : memref<2x8x8xf32, #nisa.mem<hbm>>, memref<2x8x8xf32, {sb}>
+  %s4 = memref.alloc() : memref<8x8xf32, {sb}>
+  %s5 = memref.alloc() : memref<8x8xf32, {sb}>
+  nisa.tensor_copy %s4, %p4 : memref<8x8xf32, {sb}>, memref<8x8xf32, #nisa.mem<psum>>
+  nisa.tensor_copy %s5, %p5 : memref<8x8xf32, {sb}>, memref<8x8xf32, #nisa.mem<psum>>
+  %o4 = memref.subview %o[0, 0, 0] [1, 8, 8] [1, 1, 1] : memref<2x8x8xf32, #nisa.mem<hbm>> to memref<8x8xf32, strided<[8, 1]>, #nisa.mem<hbm>>
+  %o5 = memref.subview %o[1, 0, 0] [1, 8, 8] [1, 1, 1] : memref<2x8x8xf32, #nisa.mem<hbm>> to memref<8x8xf32, strided<[8, 1], offset: 64>, #nisa.mem<hbm>>
+  nisa.dma_copy %o4, %s4 : memref<8x8xf32, strided<[8, 1]>, #nisa.mem<hbm>>, memref<8x8xf32, {sb}>
+  nisa.dma_copy %o5, %s5 : memref<8x8xf32, strided<[8, 1], offset: 64>, #nisa.mem<hbm>>, memref<8x8xf32, {sb}>
   func.return
 }}"""
+
+
+def test_one_tile_read_as_two_x4_types_in_one_loop():
+    """Two nc_matmul_mx in a loop body read the same SBUF words as float8_e4m3fn_x4 and as
+    float8_e5m2_x4: each decodes them in its own format (an operand analysed for one
+    matmul is reused by the next only for the same memory read as the same type)."""
+    rng = np.random.default_rng(4)
+    w, ws = _mx_weights(MxFormat.E4M3FN, rng)
+    a, as_ = _mx_weights(MxFormat.E4M3FN, rng)
+    a[(a & 0x7F7F7F7F) == 0x7F7F7F7F] = 0  # no word whose lanes are all e5m2 NaN/inf codes
+    text = two_formats_kernel()
     out = np.zeros((2, 8, 8), np.float32)
     run(text, w, ws, a, as_, out)
     lhs = mx_matmul_operand(w, ws, MxFormat.E4M3FN)
@@ -143,3 +152,25 @@ func.func @main(%w: memref<32x8xui32, #nisa.mem<hbm>>, %ws: memref<4x8xui8, #nis
         want = pe_pass(lhs, rhs.T)
         assert np.array_equal(out[index].view(np.uint32), want.view(np.uint32)), fmt
     assert not np.array_equal(out[0], out[1])
+
+
+def test_lowered_to_bir_the_views_become_pattern_dtypes_with_the_same_bits():
+    """lower-nisa-to-bir folds each view_cast into the patterns that read through it
+    (the e4m3 and e5m2 views of one SBUF tile: dtype codes 8 and 9); the bir kernel
+    computes the nisa kernel's bits."""
+    rng = np.random.default_rng(6)
+    w, ws = _mx_weights(MxFormat.E4M3FN, rng)
+    a, as_ = _mx_weights(MxFormat.E4M3FN, rng)
+    a[(a & 0x7F7F7F7F) == 0x7F7F7F7F] = 0
+    ctx = _context()
+    module, _ = parse_located(ctx, two_formats_kernel(), "t")
+    LowerNisaToBirPass().apply(ctx, module)
+    module.verify()
+    text = str(module)
+    assert "nisa.view_cast" not in text
+    assert "dtype = 8>" in text
+    assert "dtype = 9>" in text
+    expected = run(two_formats_kernel(), w, ws, a, as_, np.zeros((2, 8, 8), np.float32))[-1]
+    got = np.zeros((2, 8, 8), np.float32)
+    run_spmd(lambda ls: make_interpreter(module, ctx, listeners=ls), "main", (w, ws, a, as_, got), 1)
+    assert got.tobytes() == expected.tobytes()
