@@ -172,5 +172,7 @@ def test_lowered_to_bir_the_views_become_pattern_dtypes_with_the_same_bits():
     assert "dtype = 9>" in text
     expected = run(two_formats_kernel(), w, ws, a, as_, np.zeros((2, 8, 8), np.float32))[-1]
     got = np.zeros((2, 8, 8), np.float32)
-    run_spmd(lambda ls: make_interpreter(module, ctx, listeners=ls), "main", (w, ws, a, as_, got), 1)
+    run_spmd(
+        lambda ls: make_interpreter(module, ctx, listeners=ls), "main", (w, ws, a, as_, got), 1
+    )
     assert got.tobytes() == expected.tobytes()
