@@ -944,8 +944,11 @@ class _FunctionLowering:
                 )
         dim = op.indirect_dim.value.data
         dims, other_dims = indexed.view.dims, direct.view.dims
-        if len(dims) != len(other_dims) or direct.view.memory == Memory.PSUM:
-            raise _Refusal(f"this indirect dma_copy is not supported by {PASS_NAME} yet")
+        if len(dims) != len(other_dims):
+            raise _Refusal(
+                f"the dims of the two sides ({list(dims)} and {list(other_dims)}) do not "
+                f"correspond one to one; not supported by {PASS_NAME} yet"
+            )
         bound, stride = dims[dim]
         num = other_dims[dim][0]
         before = _hbm_merge(dims[:dim])
