@@ -200,6 +200,10 @@ def main() -> None:
         help="BLAS threads, set before numpy loads (default 1; 0 = leave the environment)",
     )
     args = parser.parse_args()
+    known = VARIANTS + MX_VARIANTS
+    unknown = [v.strip() for v in args.variants.split(",") if v.strip() not in known]
+    if unknown:
+        parser.error(f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(known)}")
     if args.blas_threads:
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[var] = str(args.blas_threads)

@@ -47,3 +47,17 @@ def _printed_ratio(printed: str, num: float, num_error: float, den: float, den_e
     low = (num - num_error) / (den + den_error)
     high = (num + num_error) / max(den - den_error, 1e-9)
     return low - 0.005 <= float(printed) <= high + 0.005
+
+
+def test_an_unknown_variant_is_a_usage_error_before_any_work():
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARK), *SMALL, "--variants", "shard_on_block,nope"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert "unknown variant(s) nope; choose from shard_on_block" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stdout == ""
