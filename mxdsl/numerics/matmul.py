@@ -23,17 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
+from mxdsl.numerics.narrow import decode
 from mxdsl.numerics.packing import unpack_fp4_x4, unpack_fp8_x4
-from mxdsl.numerics.quantize import dequantize_mx
 
 MATMUL_K_TILE = 128
 """Contraction elements per ``nc_matmul`` pass: the 128 partitions."""
@@ -324,13 +323,42 @@ def mx_matmul_operand(
     ``[P, F]`` (uint32 FP8 or uint16 FP4 containers) with its E8M0 scale rows
     ``[P // 8, F]`` (row i covers partitions 8i .. 8i+7: one 8 x 4 physical block per
     scale) dequantized to fp32 ``[F, 4P]``, contraction index ``k = 4p + q`` for
-    partition p and lane q. ``dtype=np.float64`` gives the same values widened (exactly),
-    in the same single reordering copy, for :func:`pe_pass_into`."""
+    partition p and lane q. ``dtype=np.float64`` gives the same values widened (exactly)
+    for :func:`pe_pass_into`.
+
+    Each value is ``dequantize_mx_reference``'s, bit for bit (NaN payloads included):
+    the code decoded exactly (two codes per table lookup), times ``2**(E8M0 - 127)`` in
+    one fp32 multiply. The result is a transposed view of a ``[4P, F]`` array: the one
+    reordering copy stays within a partition's row."""
     data = np.asarray(containers)
     partitions, free = data.shape
     codes = unpack_fp8_x4(data) if fmt.is_fp8 else unpack_fp4_x4(data)
-    scales = np.asarray(scale_rows).view(np.uint8)
-    values = dequantize_mx(codes, scales, fmt, PHYSICAL_BLOCK_SHAPE)
-    by_column = np.empty((free, partitions, 4), dtype=dtype)
-    by_column[...] = values.reshape(partitions, free, 4).transpose(1, 0, 2)
-    return by_column.reshape(free, 4 * partitions)
+    pairs = np.ascontiguousarray(codes).view("<u2")  # two adjacent codes, the first low
+    values = np.take(_pair_values(fmt), pairs).view(np.float32)  # [P, 4F]
+    factors = _E8M0_FACTORS[np.asarray(scale_rows).view(np.uint8)]  # [P // 8, F]
+    with np.errstate(over="ignore", invalid="ignore"):
+        blocks = values.reshape(partitions // 8, 8, free, 4)
+        np.multiply(blocks, factors[:, None, :, None], out=blocks)
+    by_row = np.empty((partitions, 4, free), dtype=dtype)
+    by_row[...] = values.reshape(partitions, free, 4).transpose(0, 2, 1)
+    return by_row.reshape(4 * partitions, free).T
+
+
+with np.errstate(over="ignore"):
+    _E8M0_FACTORS = np.ldexp(np.float32(1), np.arange(256) - 127).astype(np.float32)
+_E8M0_FACTORS[255] = np.nan
+"""``2**(s - 127)`` in fp32 for each E8M0 byte s, exactly (0 is the denormal
+``2**-127``); 255 is NaN (``float8_e8m0fnu``): the same as ``e8m0_to_float32``."""
+
+
+@cache
+def _pair_values(fmt: MxFormat) -> np.ndarray:
+    """For each little-endian pair of code bytes ``low + 256 * high``: the two decoded
+    fp32 values (``low``'s first) as one 8-byte word, so one gather decodes two codes.
+    FP4 codes are nibbles (only the low four bits of a byte are read)."""
+    codes = np.arange(256, dtype=np.uint8)
+    values = decode(codes if fmt.is_fp8 else codes & np.uint8(0x0F), fmt)
+    table = np.empty((256, 256, 2), dtype=np.float32)  # [high, low, which]
+    table[:, :, 0] = values[np.newaxis, :]
+    table[:, :, 1] = values[:, np.newaxis]
+    return table.reshape(256 * 256, 2).view(np.uint64).reshape(256 * 256)

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from mxdsl.numerics import MxFormat, pack_fp4_x4, pack_fp8_x4
+from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.matmul import k_tiled_matmul, mx_matmul_operand, pe_pass
+from mxdsl.numerics.reference import dequantize_mx_reference
 
 RNG = np.random.default_rng(7)
 
@@ -79,3 +81,55 @@ def test_mx_matmul_operand_reads_k_as_4p_plus_q(fmt: MxFormat) -> None:
             scale = np.float32(2.0 ** (int(scales[p // 8, f]) - 127))
             for q in range(4):
                 assert operand[f, 4 * p + q] == values[p, 4 * f + q] * scale
+
+
+EDGE_SCALES = np.array([0, 1, 100, 126, 127, 128, 200, 253, 254, 255], np.uint8)
+
+
+@pytest.mark.parametrize("fmt", [MxFormat.E4M3FN, MxFormat.E5M2, MxFormat.E2M1])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mx_matmul_operand_every_code_and_edge_scale(fmt: MxFormat, dtype: type) -> None:
+    # every code in every lane, against E8M0 bytes from the denormal 2^-127 to 2^127
+    # (overflow to inf) and 255 (NaN): each finite value is the exact product rounded
+    # once to fp32 (ldexpf), worked out here in float64; NaN codes and scales give NaN
+    partitions, free = 64, 64
+    width = 16 if fmt is MxFormat.E2M1 else 256
+    codes = np.tile((np.arange(4 * free) % width).astype(np.uint8), (partitions, 1))
+    codes = np.roll(codes, np.arange(partitions) % 7, axis=1) if width == 256 else codes
+    rows = np.arange(partitions // 8)[:, None] + np.arange(free)[None, :]
+    scales = EDGE_SCALES[rows % EDGE_SCALES.size]
+    if fmt is MxFormat.E2M1:
+        containers = pack_fp4_x4(codes)
+        values = E2M1_GRID[codes].astype(np.float64)
+    else:
+        containers = pack_fp8_x4(codes)
+        values = codes.view(fmt.dtype).astype(np.float64)
+    factor = np.exp2(scales.astype(np.float64) - 127)
+    factor[scales == 255] = np.nan
+    block_factor = np.repeat(np.repeat(factor, 8, axis=0), 4, axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = (values * block_factor).astype(np.float32)  # [P, 4F], exact then once
+    operand = mx_matmul_operand(containers, scales, fmt, dtype=dtype)
+    assert operand.dtype == dtype
+    assert operand.shape == (free, 4 * partitions)
+    by_k = expected.reshape(partitions, free, 4).transpose(1, 0, 2).reshape(free, -1)
+    got = operand.astype(np.float32)
+    assert np.array_equal(np.isnan(got), np.isnan(by_k))
+    finite = ~np.isnan(by_k)
+    assert (got[finite].view(np.uint32) == by_k[finite].view(np.uint32)).all()
+    assert np.isinf(by_k).any()
+    assert (by_k[finite] != 0).any()
+    if fmt is not MxFormat.E2M1:
+        denormal = (np.abs(by_k) < np.finfo(np.float32).tiny) & (by_k != 0)
+        assert denormal.any()
+
+
+@pytest.mark.parametrize("fmt", [MxFormat.E4M3FN, MxFormat.E5M2])
+def test_mx_matmul_operand_nan_bits_are_the_reference_dequantize(fmt: MxFormat) -> None:
+    codes = np.arange(256, dtype=np.uint8).reshape(8, 32)  # [P = 8, 4F = 32]
+    codes = np.concatenate([codes] * 4)  # 32 partitions, scale rows 0..3
+    scales = np.array([[127] * 8, [255] * 8, [1] * 8, [254] * 8], np.uint8)
+    reference = dequantize_mx_reference(codes, scales, fmt, PHYSICAL_BLOCK_SHAPE)
+    by_k = reference.reshape(32, 8, 4).transpose(1, 0, 2).reshape(8, -1)
+    operand = mx_matmul_operand(pack_fp8_x4(codes), scales, fmt)
+    assert (operand.view(np.uint32) == by_k.view(np.uint32)).all()
