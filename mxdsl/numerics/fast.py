@@ -215,6 +215,9 @@ class _Workspace:
         self.scratch = (np.empty(capacity, np.uint8), np.empty(capacity, np.uint8))
         self.words = np.empty(capacity // 8, np.bool_)
         self.per_block = np.empty(self.blocks, np.uint8)
+        self.zero_in_tiny = np.empty(capacity, np.bool_)
+        self.tiny = (np.empty(capacity, np.uint8), np.empty(self.blocks, np.uint8))
+        self.magnitude = np.empty(capacity, np.uint16)
         group = plan.block[-1]
         sliding = plan.last_axis_only and group >= 8 and group & (group - 1) == 0
         self.sliding = _SlidingMax(capacity, group, self.scratch) if sliding else None
@@ -245,6 +248,10 @@ class _Workspace:
                 scratch1.view(np.uint16),
                 self.per_block[: n * self.blocks // self.plan.capacity],
                 None if self.sliding is None else self.sliding.views(exponent),
+                self.zero_in_tiny[:n],
+                self.tiny[0][:n],
+                self.tiny[1][: n * self.blocks // self.plan.capacity],
+                self.magnitude[:n],
             )
         return views
 
@@ -308,6 +315,10 @@ class _Bf16Quantizer:
         self.special_shift = _u8(self.tiny_below)
         self.special_from = self.huge_from - self.tiny_below
         self.no_flags = np.array(0, np.uint64)
+        self.all_bytes_one = np.array(0x0101_0101_0101_0101, np.uint64)
+        self.tiny_below_u8 = _u8(self.tiny_below)
+        self.magnitude16 = np.array(0x7FFF, np.uint16)
+        self.zero16 = np.array(0, np.uint16)
 
     def _block_max(self, exponent: np.ndarray, rows: int) -> np.ndarray:
         """numpy's reduce over the interleaved block axes (geometries without
@@ -339,8 +350,9 @@ class _Bf16Quantizer:
         reference must redo, if any."""
         start, stop, block_start, block_stop = chunk
         n = stop - start
+        views = self.work.chunk_views(n)
         (exponent, mantissa, pairs, odd, flag, flag_words, words, special, v, v_pairs,
-         per_block, tree) = self.work.chunk_views(n)  # fmt: skip
+         per_block, tree) = views[:12]  # fmt: skip
         src, out = bits[start:stop], codes[start:stop]
         e8m0 = scale[block_start:block_stop]
         rows = (block_stop - block_start) // self.grid_row
@@ -374,12 +386,17 @@ class _Bf16Quantizer:
         np.greater_equal(v, self.subnormal_from, out=flag)
         np.not_equal(flag_words, self.no_flags, out=words)
 
-        # Tiny and huge blocks: flag all their words.
+        # Tiny and huge blocks: flag all their words, but for the words of +-0 alone in a
+        # tiny block (all-zero blocks: padding tokens), whose codes are their signs.
         np.subtract(e8m0, self.special_shift, per_block)
+        signs_only = None
         if per_block.max() >= self.special_from:
             np.greater_equal(per_block, self.special_from, out=per_block.view(np.bool_))
             expanded = _expand_bytes(per_block, special, self.plan, rows)
             words |= expanded.view(np.uint64) != 0
+            signs_only = self._zeros_in_tiny_blocks(src, e8m0, rows, views[12:])
+            if signs_only is not None:
+                words &= signs_only.view(np.uint64) != self.all_bytes_one
 
         # code = clip_int8((min(v, B) << mbits) + RNE(m), -step, max_code - step) + step:
         # the normal codes, saturated, and 0 for t < -mbits. min(v, B) * step is at most
@@ -395,9 +412,31 @@ class _Bf16Quantizer:
         self._sign_bytes(bits, start, stop, mantissa)
         np.bitwise_and(mantissa, self.sign_mask, mantissa)
         np.bitwise_or(out, mantissa, out)
+        if signs_only is not None:
+            np.copyto(out, mantissa, where=signs_only)
 
         flagged = np.flatnonzero(words)
         return flagged + start // 8 if flagged.size else None
+
+    def _zeros_in_tiny_blocks(
+        self,
+        src: np.ndarray,
+        e8m0: np.ndarray,
+        rows: int,
+        buffers: tuple[np.ndarray, ...],
+    ) -> np.ndarray | None:
+        """Which elements are +-0 in a tiny block (None if no block is tiny): the
+        reference narrows ``+-0 * prescale`` (a finite prescale there) to the code of
+        +-0, the sign alone. (In a huge block the prescale may be NaN: not so there.)"""
+        out, tiny, tiny_blocks, magnitude = buffers
+        np.less(e8m0, self.tiny_below_u8, out=tiny_blocks.view(np.bool_))
+        if not tiny_blocks.any():
+            return None
+        in_tiny = _expand_bytes(tiny_blocks, tiny, self.plan, rows).view(np.bool_)
+        np.bitwise_and(src, self.magnitude16, out=magnitude)
+        np.equal(magnitude, self.zero16, out=out)
+        np.logical_and(out, in_tiny, out=out)
+        return out
 
 
 def _block_index(flat_index: np.ndarray, plan: ChunkPlan) -> np.ndarray:

@@ -164,6 +164,28 @@ def test_fast_quantize_every_block_exponent(fmt, alternative):
     np.testing.assert_array_equal(got[0], want[0])
 
 
+@pytest.mark.parametrize("fmt", list(MxFormat), ids=lambda f: f.spec_name)
+@pytest.mark.parametrize(("shape", "block_shape"), GEOMETRIES)
+def test_fast_quantize_signed_zeros_in_tiny_blocks(shape, block_shape, fmt):
+    """All-zero blocks of +0 and -0 (padding tokens) take the signs-only shortcut; tiny
+    blocks mixing +-0 with denormals and tiny normals still go through the reference for
+    their nonzero elements; a word may hold both."""
+    rng = np.random.default_rng(29)
+    n = int(np.prod(shape))
+    bits = rng.choice(np.array([0x0000, 0x8000], np.uint16), n)
+    tiny = rng.random(n) < 0.3
+    bits[tiny] |= rng.integers(1, 0x0300, int(tiny.sum())).astype(np.uint16)
+    bits[n // 2 :] = np.where(rng.random(n - n // 2) < 0.5, bits[n // 2 :], 0x8000)
+    bits[-8:] = 0x3F80  # one normal element (1.0) near the end: a normal block
+    x = bits.reshape(shape).view(ml_dtypes.bfloat16)
+    got = quantize_mx(x, fmt, block_shape)
+    want = quantize_mx_reference(x, fmt, block_shape)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want[0])
+    negative_zero_code = 1 << (fmt.info.bits - 1)  # the sign bit alone
+    assert (got[0].reshape(-1)[bits == 0x8000] == negative_zero_code).any()
+
+
 @pytest.mark.parametrize("group", [8, 16, 64, 128, 256])
 @pytest.mark.parametrize("fmt", list(MxFormat), ids=lambda f: f.spec_name)
 def test_fast_quantize_last_axis_block_sizes(fmt, group):
