@@ -350,30 +350,38 @@ def _to_physical(x: np.ndarray) -> np.ndarray:
     return x.reshape(g, w // 32, 8, 4).transpose(0, 2, 1, 3).reshape(8 * g, w // 8)
 
 
-def test_quantize_mx_matches_hlo_geometry_bit_for_bit():
+@pytest.mark.parametrize(
+    ("fmt", "x4_name"),
+    [(MxFormat.E4M3FN, "float8_e4m3fn_x4"), (MxFormat.E5M2, "float8_e5m2_x4")],
+)
+def test_quantize_mx_matches_hlo_geometry_bit_for_bit(fmt: MxFormat, x4_name: str):
+    # wide magnitudes plus the edge cases a block can hold: +-inf, NaN, an all-zero
+    # block, bf16 subnormals, a block whose max is the largest bf16
     x = (RNG.standard_normal((4, 64)) * np.exp2(RNG.integers(-20, 20, (4, 64)))).astype(BF16)
+    x[0, 3], x[0, 40], x[1, 5] = np.inf, -np.inf, np.nan
+    x[2, :32] = 0
+    x[2, 32:48] = np.float32(2.0**-130)
+    x[3, 0] = ml_dtypes.finfo(BF16).max
     tile = np.ascontiguousarray(_to_physical(x))  # [32, 8]
-    x4 = "memref<32x2x!nisa.float8_e4m3fn_x4, #nisa.mem<sbuf>>"
+    x4 = f"memref<32x2x!nisa.{x4_name}, #nisa.mem<sbuf>>"
     body = load("s", "32x8", "bf16") + (
         f"  %q = memref.alloc() : {x4}\n"
         f"  %sc = memref.alloc() : {sb('4x2', 'f8E8M0FNU')}\n"
         f"  nisa.quantize_mx %q scale %sc, %s : {x4}, {sb('4x2', 'f8E8M0FNU')}, {sb('32x8', 'bf16')}\n"
-        f"  %d = memref.alloc() : {sb('32x8', 'f8E4M3FN')}\n"
-        "  %cp = memref.alloc() : memref<2x32xf32, #nisa.mem<psum>>\n"
         f"  nisa.dma_copy %sc_out, %sc : {hbm('4x2', 'f8E8M0FNU')}, {sb('4x2', 'f8E8M0FNU')}\n"
-        f"  nisa.dma_copy %q_out, %q : memref<32x2x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>, {x4}\n"
+        f"  nisa.dma_copy %q_out, %q : memref<32x2x!nisa.{x4_name}, #nisa.mem<hbm>>, {x4}\n"
     )
     q_out = np.zeros((32, 2), np.uint32)
     sc_out = np.zeros((4, 2), ml_dtypes.float8_e8m0fnu)
     run(
         body,
         f"%s_h: {hbm('32x8', 'bf16')}, %sc_out: {hbm('4x2', 'f8E8M0FNU')}, "
-        "%q_out: memref<32x2x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>",
+        f"%q_out: memref<32x2x!nisa.{x4_name}, #nisa.mem<hbm>>",
         tile,
         sc_out,
         q_out,
     )
-    codes, scale = quantize_mx_reference(x, MxFormat.E4M3FN, logical_block_shape(2, 1))
+    codes, scale = quantize_mx_reference(x, fmt, logical_block_shape(2, 1))
     assert (sc_out.view(np.uint8) == scale).all()
     nisa_codes = q_out.astype("<u4").view(np.uint8).reshape(32, 8)
     assert (nisa_codes == _to_physical(codes)).all()
