@@ -75,6 +75,7 @@ from mxdsl.numerics.matmul import (
     pe_operand,
     pe_pass_into,
     pe_passes_into,
+    to_float64,
 )
 from mxdsl.numerics.quantize import quantize_mx
 from mxdsl.numerics.reduce import fold_trailing
@@ -173,7 +174,7 @@ _EXACT_IN_F32 = frozenset((F32, np.dtype(np.float16))) | ML_FLOATS
 def _as_f64(array: np.ndarray) -> np.ndarray:
     """``to_f32(array)`` widened to float64, in one conversion where that is exact."""
     if array.dtype in _EXACT_IN_F32:
-        return array.astype(np.float64)
+        return to_float64(array)
     return to_f32(array).astype(np.float64)
 
 

@@ -2,12 +2,13 @@
 
 import math
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 from mxdsl.numerics import MxFormat, pack_fp4_x4, pack_fp8_x4
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
-from mxdsl.numerics.matmul import k_tiled_matmul, mx_matmul_operand, pe_pass
+from mxdsl.numerics.matmul import k_tiled_matmul, mx_matmul_operand, pe_pass, to_float64
 from mxdsl.numerics.reference import dequantize_mx_reference
 
 RNG = np.random.default_rng(7)
@@ -133,3 +134,42 @@ def test_mx_matmul_operand_nan_bits_are_the_reference_dequantize(fmt: MxFormat) 
     by_k = reference.reshape(32, 8, 4).transpose(1, 0, 2).reshape(8, -1)
     operand = mx_matmul_operand(pack_fp8_x4(codes), scales, fmt)
     assert (operand.view(np.uint32) == by_k.view(np.uint32)).all()
+
+
+def test_to_float64_of_every_bfloat16_word() -> None:
+    """Every bf16 bit pattern widens to its value worked out from the fields (sign,
+    8-bit exponent with bias 127, 7-bit fraction; subnormals 2^-126 * m / 128); NaNs keep
+    sign and payload as ml_dtypes' own cast does. Also through a strided 2-D view."""
+    words = np.arange(1 << 16, dtype=np.uint16)
+    sign = np.where(words >> 15, -1.0, 1.0)
+    exponent = ((words >> 7) & 0xFF).astype(np.int64)
+    fraction = (words & 0x7F).astype(np.float64)
+    expected = np.where(
+        exponent == 0,
+        np.ldexp(fraction / 128, -126),
+        np.ldexp(1 + fraction / 128, exponent - 127),
+    )
+    expected = np.where(exponent == 255, np.where(fraction == 0, np.inf, np.nan), expected)
+    expected *= sign
+    got = to_float64(words.view(ml_dtypes.bfloat16))
+    assert got.dtype == np.float64
+    nan = np.isnan(expected)
+    assert np.array_equal(got[~nan].view(np.uint64), expected[~nan].view(np.uint64))
+    with np.errstate(invalid="ignore"):
+        by_ml_dtypes = words.view(ml_dtypes.bfloat16).astype(np.float64)
+    assert np.isnan(got[nan]).all()
+    assert np.array_equal(got[nan].view(np.uint64), by_ml_dtypes[nan].view(np.uint64))
+
+    tile = words.view(ml_dtypes.bfloat16).reshape(256, 256)[::3, 1::2]
+    assert np.array_equal(
+        to_float64(tile).view(np.uint64), got.reshape(256, 256)[::3, 1::2].view(np.uint64)
+    )
+
+
+def test_to_float64_of_other_dtypes_is_astype_and_a_copy() -> None:
+    for dtype in (np.float32, np.float16, np.float64, ml_dtypes.float8_e4m3fn):
+        x = np.arange(-6, 7, dtype=np.float64).astype(dtype).reshape(13, 1)
+        got = to_float64(x)
+        assert got.dtype == np.float64
+        assert np.array_equal(got, np.arange(-6, 7, dtype=np.float64).reshape(13, 1))
+        assert not np.shares_memory(got, x)
