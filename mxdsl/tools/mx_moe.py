@@ -92,6 +92,30 @@ def clamp_limits(text: str) -> tuple[float | None, float | None]:
     return lo, hi
 
 
+CLAMP_OPTIONS = ("--clamp-gate", "--clamp-up")
+
+
+def attach_clamp_values(argv: Sequence[str]) -> list[str]:
+    """``--clamp-gate -7,7`` read as ``--clamp-gate=-7,7``: argparse takes a separate value
+    that starts with ``-`` (other than a plain number) for an option, and a clamp's low
+    limit is usually negative. Arguments after ``--`` are left alone."""
+    args = list(argv)
+    joined: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            return joined + args[index:]
+        value = args[index + 1] if index + 1 < len(args) else ""
+        if arg in CLAMP_OPTIONS and value.startswith("-") and "," in value:
+            joined.append(f"{arg}={value}")
+            index += 2
+            continue
+        joined.append(arg)
+        index += 1
+    return joined
+
+
 def build_arg_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=TOOL,
@@ -134,8 +158,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
             type=clamp_limits,
             metavar="LO,HI",
             default=None,
-            help="clamp gate to [LO, HI] (either may be empty; a negative LO needs "
-            "--clamp-gate=-7,7)",
+            help="clamp gate to [LO, HI] (either may be empty: ,7 or -7,)",
         )
         p.add_argument(
             "--clamp-up", type=clamp_limits, metavar="LO,HI", default=None, help="as above, up"
@@ -370,7 +393,8 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
 def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
     """Entry point; returns the exit code (0 success, 1 error, 2 bad command line or
     internal error)."""
-    return run_tool(TOOL, build_arg_parser(), run, ToolError, argv, stdout)
+    args = attach_clamp_values(sys.argv[1:] if argv is None else argv)
+    return run_tool(TOOL, build_arg_parser(), run, ToolError, args, stdout)
 
 
 def console_main() -> None:

@@ -2,7 +2,7 @@
 // compares a variant with the golden; errors come before any work.
 // RUN: mx-moe emit --implementation shard_on_block --bias -o %t.mlir --write-inputs %t.npz
 // RUN: mx-run %t.mlir --cores 2 --inputs %t.npz -o %t.out.npz | filecheck %s --check-prefix=KERNEL
-// RUN: mx-moe run --implementation shard_on_i --no-progress --activation gelu --scaling pre_scale | filecheck %s --check-prefix=RESULT
+// RUN: mx-moe run --implementation shard_on_i --no-progress --activation gelu --scaling pre_scale --clamp-up -3,3 | filecheck %s --check-prefix=RESULT
 // RUN: mx-moe run --implementation shard_on_i_hybrid --dtype f32 --fp8-weights --clamp-gate ,0.5 --bias 2>%t.err | filecheck %s --check-prefix=FP32
 // RUN: filecheck %s --check-prefix=PROGRESS < %t.err
 // RUN: not mx-moe run --implementation shard_on_i_mx --intermediate 512 2>&1 | filecheck %s --check-prefix=MX

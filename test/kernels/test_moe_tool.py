@@ -59,3 +59,15 @@ def test_errors_before_work(capsys):
     assert mx_moe.main(["run", "--clamp-up", "x,1"]) == 2
     assert mx_moe.main(["run", "--live-blocks", "2"]) == 1
     assert "shard_on_block_mx only" in capsys.readouterr().err
+
+
+def test_a_negative_low_clamp_is_a_value_not_an_option():
+    parser = mx_moe.build_arg_parser()
+    argv = ["run", "--clamp-gate", "-7,7", "--clamp-up", "-0.5,", "--top-k", "1"]
+    args = parser.parse_args(mx_moe.attach_clamp_values(argv))
+    assert args.clamp_gate == (-7.0, 7.0)
+    assert args.clamp_up == (-0.5, None)
+    assert args.top_k == 1
+    # only a clamp's own value is joined; a following option stays an option
+    assert mx_moe.attach_clamp_values(["--clamp-gate", "--bias"]) == ["--clamp-gate", "--bias"]
+    assert mx_moe.attach_clamp_values(["--", "--clamp-up", "-1,1"]) == ["--", "--clamp-up", "-1,1"]
