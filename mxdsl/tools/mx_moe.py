@@ -4,13 +4,18 @@
 
     mx-moe emit [options] [-o KERNEL.mlir] [--write-inputs IN.npz]
     mx-moe run  [options] [-o RESULT.npz]
+    mx-moe grid [options] [--implementations A,B] [--activations ...] [--scalings ...]
+                [--top-ks 1,2] [--dtypes bf16,f32]
 
 ``emit`` writes one variant's nisa IR (a ``func.func @main`` whose arguments are listed
 in a comment header); ``--write-inputs`` also writes seeded routed inputs for
 ``mx-run KERNEL.mlir --cores 2 --inputs IN.npz -o OUT.npz``. ``run`` builds the kernel,
 runs it on 2 simulated cores with a progress bar over blocks on stderr, compares it with
 the dense numpy golden and prints the relative Frobenius error, the kernel's and the
-golden's time. Invalid sizes or combinations are reported before any work (exit 1).
+golden's time. ``grid`` runs every combination of the listed variants, activations,
+scaling modes, TopK values and IO dtypes at one set of sizes and prints one row per case
+(exit 1 if any disagrees with its golden). Invalid sizes or combinations are reported
+before any work (exit 1).
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import itertools  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 from typing import IO  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -125,7 +132,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     emit = sub.add_parser("emit", help="write one variant's nisa IR")
     run = sub.add_parser("run", help="run a variant on 2 simulated cores against the golden")
-    for p in (emit, run):
+    grid = sub.add_parser(
+        "grid",
+        help="run every combination of variants x activations x scalings x TopK x dtypes",
+        description="Every combination of the listed values, each run on 2 simulated cores "
+        "against its golden, one row per case; the other options apply to every case. "
+        "Exit 1 if any case disagrees with its golden.",
+    )
+    for p in (emit, run, grid):
         p.add_argument(
             "--implementation",
             default="shard_on_block",
@@ -226,7 +240,59 @@ def build_arg_parser() -> argparse.ArgumentParser:
         help="write the kernel's outputs (by name) and the golden here",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grid.add_argument(
+        "--implementations",
+        type=choice_list([m.name for m in MoECTEImplementation if not m.is_mx] + MX_NAMES),
+        default=[m.name for m in MoECTEImplementation if not m.is_mx],
+        metavar="A,B,...",
+        help="variants (default: the four bf16/fp8 ones)",
+    )
+    grid.add_argument(
+        "--activations", type=choice_list(list(ACTIVATIONS)), default=list(ACTIVATIONS)
+    )
+    grid.add_argument("--scalings", type=choice_list(list(SCALINGS)), default=list(SCALINGS))
+    grid.add_argument("--top-ks", type=int_list, default=[1, 2], metavar="K,...")
+    grid.add_argument(
+        "--dtypes", type=choice_list(["bf16", "f32"]), default=["bf16", "f32"], metavar="D,..."
+    )
     return parser
+
+
+MX_NAMES = [m.name for m in MoECTEImplementation if m.is_mx]
+
+GRID_AXES = (
+    ("implementations", "implementation"),
+    ("activations", "activation"),
+    ("scalings", "scaling"),
+    ("top_ks", "top_k"),
+    ("dtypes", "dtype"),
+)
+"""Each ``grid`` list option and the single-case option it sets."""
+
+
+def choice_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
+    """An argparse type: comma-separated names, each one of ``choices``."""
+
+    def parse(text: str) -> list[str]:
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in names if name not in choices]
+        if unknown or not names:
+            what = f"unknown {', '.join(map(repr, unknown))}" if unknown else "an empty list"
+            raise argparse.ArgumentTypeError(f"{what}; choose from {', '.join(choices)}")
+        return names
+
+    return parse
+
+
+def int_list(text: str) -> list[int]:
+    """An argparse type: comma-separated positive integers."""
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers K,K,..., got {text!r}") from None
+    if any(value <= 0 for value in values):
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return values
 
 
 def problem(args: argparse.Namespace):  # noqa: ANN201
@@ -319,30 +385,81 @@ def _npz_arrays(kernel, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def run(args: argparse.Namespace, stdout: IO[str]) -> None:
+def build(args: argparse.Namespace):  # noqa: ANN201
+    """The kernel of one case (``problem(args)``); a refused size or option is a
+    ``ToolError``."""
     spec, sizes, options, quant = problem(args)
     try:
-        kernel = build_moe_cte(spec, sizes, options, quant)
-        inputs = None
-        if args.command == "run" or getattr(args, "write_inputs", None):
-            if spec.implementation.is_mx:
-                inputs = make_mx_inputs(spec, sizes, options, args.seed, args.live_blocks)
-            else:
-                inputs = make_inputs(spec, sizes, options, quant, args.seed, args.live_blocks)
+        return build_moe_cte(spec, sizes, options, quant)
     except (MoECTEConfigError, NotBuiltYetError) as err:
         raise ToolError(str(err)) from None
+
+
+def seeded_inputs(kernel, args: argparse.Namespace):  # noqa: ANN001, ANN201
+    """The seeded routed inputs of ``kernel`` (MX layouts for the MX variants)."""
+    spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
+    try:
+        if spec.implementation.is_mx:
+            return make_mx_inputs(spec, sizes, options, args.seed, args.live_blocks)
+        return make_inputs(spec, sizes, options, kernel.quantization, args.seed, args.live_blocks)
+    except MoECTEConfigError as err:
+        raise ToolError(str(err)) from None
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One kernel run against its golden."""
+
+    outputs: dict[str, np.ndarray]
+    golden: np.ndarray
+    result: np.ndarray  # the output's [T, H] rows (plane 0 of a per-core layout)
+    error: float
+    tolerance: float
+    kernel_time: float
+    golden_time: float
+
+    @property
+    def ok(self) -> bool:
+        return self.error <= self.tolerance
+
+
+def check(kernel, inputs, progress) -> Checked:  # noqa: ANN001
+    """Run ``kernel`` on 2 simulated cores and its golden on ``inputs``, both timed."""
+    spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
+    start = time.perf_counter()
+    outputs = kernel.run(inputs.arrays, progress)
+    kernel_time = time.perf_counter() - start
+    start = time.perf_counter()
+    is_mx = spec.implementation.is_mx
+    golden = (mx_golden_for if is_mx else golden_for)(spec, sizes, options, inputs)
+    golden_time = time.perf_counter() - start
+    result = outputs["output"]
+    if result.ndim == 3:  # plane 0 holds the sum: [T+1, 2, H] (bf16), [2, T+1, H] (MX)
+        result = result[0] if is_mx else result[:, 0, :]
+    result = result[: sizes.tokens].astype(np.float32)
+    error = relative_error(result, golden)
+    tolerance = TOLERANCE["mx" if is_mx else options.dtype]
+    return Checked(outputs, golden, result, error, tolerance, kernel_time, golden_time)
+
+
+def run(args: argparse.Namespace, stdout: IO[str]) -> None:
+    if args.command == "grid":
+        run_grid(args, stdout)
+        return
+    kernel = build(args)
+    spec, sizes, options, quant = kernel.spec, kernel.sizes, kernel.options, kernel.quantization
     if args.command == "emit":
+        inputs = seeded_inputs(kernel, args) if args.write_inputs else None
         text = header(kernel, args) + kernel.text() + "\n"
         if args.output:
             with open(args.output, "w", encoding="utf-8") as stream:
                 stream.write(text)
         else:
             stdout.write(text)
-        if args.write_inputs:
-            assert inputs is not None
+        if inputs is not None:
             np.savez(args.write_inputs, **_npz_arrays(kernel, inputs.arrays))  # pyright: ignore[reportArgumentType]
         return
-    assert inputs is not None
+    inputs = seeded_inputs(kernel, args)
     impl = spec.implementation
     print(
         f"{impl.name}: H={sizes.hidden} I={sizes.intermediate} E={sizes.experts} "
@@ -352,42 +469,78 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         f"{f' mx-weights={options.mx_weights}' if impl.is_mx else ''}",
         file=stdout,
     )
-    expected_blocks = sum(inputs.active_blocks)
-    progress = None if args.no_progress else progress_bar(expected_blocks)
-    start = time.perf_counter()
-    outputs = kernel.run(inputs.arrays, progress)
-    kernel_time = time.perf_counter() - start
-    start = time.perf_counter()
-    golden = (mx_golden_for if impl.is_mx else golden_for)(spec, sizes, options, inputs)
-    golden_time = time.perf_counter() - start
-    result = outputs["output"]
-    if result.ndim == 3:  # plane 0 holds the sum: [T+1, 2, H] (bf16), [2, T+1, H] (MX)
-        result = result[0] if impl.is_mx else result[:, 0, :]
-    error = relative_error(result[: sizes.tokens].astype(np.float32), golden)
-    tolerance = TOLERANCE["mx" if impl.is_mx else options.dtype]
+    progress = None if args.no_progress else progress_bar(sum(inputs.active_blocks))
+    checked = check(kernel, inputs, progress)
     if impl.is_mx:
         dense = dense_golden_for(spec, sizes, options, inputs)
         print(
             f"relative error vs the fp32 dense golden (unquantized weights, "
-            f"{options.mx_weights}): "
-            f"{relative_error(result[: sizes.tokens].astype(np.float32), dense):.3e}",
+            f"{options.mx_weights}): {relative_error(checked.result, dense):.3e}",
             file=stdout,
         )
-    verdict = "ok" if error <= tolerance else "FAILED"
+    verdict = "ok" if checked.ok else "FAILED"
     print(
-        f"relative error (Frobenius): {error:.3e} (tolerance {tolerance:g}: {verdict})", file=stdout
+        f"relative error (Frobenius): {checked.error:.3e} (tolerance {checked.tolerance:g}: "
+        f"{verdict})",
+        file=stdout,
     )
-    print(f"kernel time (interpreter, 2 cores): {kernel_time:.3f} s", file=stdout)
-    print(f"golden time (numpy): {golden_time:.3f} s", file=stdout)
-    print(f"ratio kernel / golden: {kernel_time / max(golden_time, 1e-9):.2f}", file=stdout)
+    print(f"kernel time (interpreter, 2 cores): {checked.kernel_time:.3f} s", file=stdout)
+    print(f"golden time (numpy): {checked.golden_time:.3f} s", file=stdout)
+    ratio = checked.kernel_time / max(checked.golden_time, 1e-9)
+    print(f"ratio kernel / golden: {ratio:.2f}", file=stdout)
     if args.output:
         np.savez(
             args.output,
-            golden=golden,
-            **{k: np.asarray(v, dtype=np.float32) for k, v in outputs.items()},  # pyright: ignore[reportArgumentType]
+            golden=checked.golden,
+            **{k: np.asarray(v, dtype=np.float32) for k, v in checked.outputs.items()},  # pyright: ignore[reportArgumentType]
         )
-    if verdict != "ok":
-        raise ToolError(f"the kernel disagrees with the golden: error {error:.3e} > {tolerance:g}")
+    if not checked.ok:
+        raise ToolError(
+            f"the kernel disagrees with the golden: error {checked.error:.3e} > "
+            f"{checked.tolerance:g}"
+        )
+
+
+def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
+    """Every combination of the grid's lists at the given sizes and options: all the
+    kernels are built first (a refused case stops the grid before any run), then each
+    runs against its golden, one row per case."""
+    lists = [getattr(args, plural) for plural, _ in GRID_AXES]
+    kernels = []
+    for combination in itertools.product(*lists):
+        case = argparse.Namespace(**vars(args))
+        for (_, single), value in zip(GRID_AXES, combination, strict=True):
+            setattr(case, single, value)
+        impl, act, scaling, top_k, dtype = combination
+        label = f"{impl} {act} {scaling} TopK={top_k} {dtype}"
+        try:
+            kernels.append((combination, case, build(case)))
+        except ToolError as err:
+            raise ToolError(f"case {label}: {err}") from None
+    print(
+        f"grid: H={args.hidden} I={args.intermediate} E={args.experts} T={args.tokens}, "
+        f"{len(kernels)} cases ({' x '.join(str(len(values)) for values in lists)})",
+        file=stdout,
+    )
+    columns = f"{'variant':22s} {'activation':17s} {'scaling':10s} {'TopK':>4s} {'dtype':5s}"
+    print(
+        f"{columns} {'B':>5s} {'N':>4s} {'rel err':>9s}  {'tol':>5s} verdict kernel s", file=stdout
+    )
+    failed = 0
+    for (impl, act, scaling, top_k, dtype), case, kernel in kernels:
+        checked = check(kernel, seeded_inputs(kernel, case), None)
+        failed += not checked.ok
+        print(
+            f"{impl:22s} {act:17s} {scaling:10s} {top_k:4d} {dtype:5s} "
+            f"{kernel.sizes.block_size:5d} {kernel.sizes.blocks:4d} {checked.error:9.2e}  "
+            f"{checked.tolerance:5.0e} {'ok' if checked.ok else 'FAILED':7s} "
+            f"{checked.kernel_time:8.2f}",
+            file=stdout,
+            flush=True,
+        )
+    print(f"{len(kernels)} cases: {len(kernels) - failed} ok, {failed} failed", file=stdout)
+    if failed:
+        raise ToolError(f"{failed} of {len(kernels)} cases disagree with their golden")
 
 
 def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
@@ -401,4 +554,4 @@ def console_main() -> None:
     sys.exit(main())
 
 
-__all__ = ["build_arg_parser", "main"]
+__all__ = ["attach_clamp_values", "build_arg_parser", "main"]

@@ -4,7 +4,7 @@ The CI grid: H = 512, I = 256, E = 4, T = 100, B = 128 (block shard) / 256 (I sh
 every variant x activation x scaling mode x TopK {1, 2} in bf16 (1e-2 relative
 Frobenius), every variant x scaling x TopK in f32 (1e-5), and the options (bias, clamps,
 fp8 weights, checkpoints, affinity on I, the hybrid's runtime trip count, the dropping
-variant's 1024-row tiles). Larger grids: ``mx-moe run`` / ``benchmarks/moe_cte.py``."""
+variant's 1024-row tiles). Larger grids: ``mx-moe grid`` at other sizes."""
 
 from __future__ import annotations
 
