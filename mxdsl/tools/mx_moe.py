@@ -139,13 +139,18 @@ def build_arg_parser() -> argparse.ArgumentParser:
         "against its golden, one row per case; the other options apply to every case. "
         "Exit 1 if any case disagrees with its golden.",
     )
-    for p in (emit, run, grid):
+    for p in (emit, run):  # one case; grid takes lists of these (below)
         p.add_argument(
             "--implementation",
             default="shard_on_block",
             choices=[m.name for m in MoECTEImplementation],
             help="the variant (MoECTEImplementation member; default shard_on_block)",
         )
+        p.add_argument("--top-k", type=int, default=2, help="experts per token")
+        p.add_argument("--dtype", choices=["bf16", "f32"], default="bf16", help="IO dtype")
+        p.add_argument("--activation", choices=list(ACTIVATIONS), default="silu")
+        p.add_argument("--scaling", choices=list(SCALINGS), default="post_scale")
+    for p in (emit, run, grid):
         p.add_argument("--hidden", type=int, default=512, help="H (multiple of 512)")
         p.add_argument(
             "--intermediate",
@@ -156,16 +161,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
         p.add_argument("--experts", type=int, default=4, help="E")
         p.add_argument("--tokens", type=int, default=100, help="T (real tokens)")
         p.add_argument("--block-size", type=int, default=None, help="B (default 128/256)")
-        p.add_argument("--top-k", type=int, default=2, help="experts per token")
         p.add_argument(
             "--blocks",
             type=int,
             default=None,
             help="N (default ceil((T*TopK - (E-1)) / B) + E - 1; E for dropping)",
         )
-        p.add_argument("--dtype", choices=["bf16", "f32"], default="bf16", help="IO dtype")
-        p.add_argument("--activation", choices=list(ACTIVATIONS), default="silu")
-        p.add_argument("--scaling", choices=list(SCALINGS), default="post_scale")
         p.add_argument("--bias", action="store_true", help="gate/up and down biases")
         p.add_argument(
             "--clamp-gate",
@@ -248,12 +249,28 @@ def build_arg_parser() -> argparse.ArgumentParser:
         help="variants (default: the four bf16/fp8 ones)",
     )
     grid.add_argument(
-        "--activations", type=choice_list(list(ACTIVATIONS)), default=list(ACTIVATIONS)
+        "--activations",
+        type=choice_list(list(ACTIVATIONS)),
+        default=list(ACTIVATIONS),
+        metavar="NAME,...",
+        help=f"of {', '.join(ACTIVATIONS)} (default all)",
     )
-    grid.add_argument("--scalings", type=choice_list(list(SCALINGS)), default=list(SCALINGS))
-    grid.add_argument("--top-ks", type=int_list, default=[1, 2], metavar="K,...")
     grid.add_argument(
-        "--dtypes", type=choice_list(["bf16", "f32"]), default=["bf16", "f32"], metavar="D,..."
+        "--scalings",
+        type=choice_list(list(SCALINGS)),
+        default=list(SCALINGS),
+        metavar="NAME,...",
+        help=f"of {', '.join(SCALINGS)} (default all)",
+    )
+    grid.add_argument(
+        "--top-ks", type=int_list, default=[1, 2], metavar="K,...", help="default 1,2"
+    )
+    grid.add_argument(
+        "--dtypes",
+        type=choice_list(["bf16", "f32"]),
+        default=["bf16", "f32"],
+        metavar="D,...",
+        help="IO dtypes (default bf16,f32)",
     )
     return parser
 
