@@ -535,13 +535,14 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
         except ToolError as err:
             raise ToolError(f"case {label}: {err}") from None
     print(
-        f"grid: H={args.hidden} I={args.intermediate} E={args.experts} T={args.tokens}, "
+        f"grid: H={args.hidden} E={args.experts} T={args.tokens}, "
         f"{len(kernels)} cases ({' x '.join(str(len(values)) for values in lists)})",
         file=stdout,
     )
     columns = f"{'variant':22s} {'activation':17s} {'scaling':10s} {'TopK':>4s} {'dtype':5s}"
     print(
-        f"{columns} {'B':>5s} {'N':>4s} {'rel err':>9s}  {'tol':>5s} verdict kernel s", file=stdout
+        f"{columns} {'I':>5s} {'B':>5s} {'N':>4s} {'rel err':>9s}  {'tol':>5s} verdict kernel s",
+        file=stdout,
     )
     failed = 0
     for (impl, act, scaling, top_k, dtype), case, kernel in kernels:
@@ -549,7 +550,8 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
         failed += not checked.ok
         print(
             f"{impl:22s} {act:17s} {scaling:10s} {top_k:4d} {dtype:5s} "
-            f"{kernel.sizes.block_size:5d} {kernel.sizes.blocks:4d} {checked.error:9.2e}  "
+            f"{kernel.sizes.intermediate:5d} {kernel.sizes.block_size:5d} "
+            f"{kernel.sizes.blocks:4d} {checked.error:9.2e}  "
             f"{checked.tolerance:5.0e} {'ok' if checked.ok else 'FAILED':7s} "
             f"{checked.kernel_time:8.2f}",
             file=stdout,

@@ -4,16 +4,16 @@
 // RUN: not mx-moe grid --implementations shard_on_i,shard_on_i_dropping --block-size 128 2>&1 | filecheck %s --check-prefix=REFUSED
 // RUN: not mx-moe grid --scalings post_scale,pre_scaled 2>&1 | filecheck %s --check-prefix=NAME
 
-// GRID: grid: H=512 I=256 E=4 T=100, 8 cases (2 x 2 x 1 x 2 x 1)
-// GRID-NEXT: variant activation scaling TopK dtype B N rel err tol verdict kernel s
-// GRID-NEXT: shard_on_block gelu_tanh_approx pre_scale 1 f32 128 {{[0-9]+}} {{.*}}e-0{{[6-9]}} 1e-05 ok
-// GRID-NEXT: shard_on_block gelu_tanh_approx pre_scale 3 f32 128
-// GRID-NEXT: shard_on_block swish pre_scale 1 f32 128
-// GRID-NEXT: shard_on_block swish pre_scale 3 f32 128
-// GRID-NEXT: shard_on_i_hybrid gelu_tanh_approx pre_scale 1 f32 256
-// GRID-NEXT: shard_on_i_hybrid gelu_tanh_approx pre_scale 3 f32 256
-// GRID-NEXT: shard_on_i_hybrid swish pre_scale 1 f32 256
-// GRID-NEXT: shard_on_i_hybrid swish pre_scale 3 f32 256 {{[0-9]+}} {{.*}}e-0{{[6-9]}} 1e-05 ok
+// GRID: grid: H=512 E=4 T=100, 8 cases (2 x 2 x 1 x 2 x 1)
+// GRID-NEXT: variant activation scaling TopK dtype I B N rel err tol verdict kernel s
+// GRID-NEXT: shard_on_block gelu_tanh_approx pre_scale 1 f32 256 128 {{[0-9]+}} {{.*}}e-0{{[6-9]}} 1e-05 ok
+// GRID-NEXT: shard_on_block gelu_tanh_approx pre_scale 3 f32 256 128
+// GRID-NEXT: shard_on_block swish pre_scale 1 f32 256 128
+// GRID-NEXT: shard_on_block swish pre_scale 3 f32 256 128
+// GRID-NEXT: shard_on_i_hybrid gelu_tanh_approx pre_scale 1 f32 256 256
+// GRID-NEXT: shard_on_i_hybrid gelu_tanh_approx pre_scale 3 f32 256 256
+// GRID-NEXT: shard_on_i_hybrid swish pre_scale 1 f32 256 256
+// GRID-NEXT: shard_on_i_hybrid swish pre_scale 3 f32 256 256 {{[0-9]+}} {{.*}}e-0{{[6-9]}} 1e-05 ok
 // GRID-NEXT: 8 cases: 8 ok, 0 failed
 
 // REFUSED-NOT: grid:
