@@ -241,41 +241,16 @@ def build_arg_parser() -> argparse.ArgumentParser:
         help="write the kernel's outputs (by name) and the golden here",
     )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
-    grid.add_argument(
-        "--implementations",
-        type=choice_list([m.name for m in MoECTEImplementation if not m.is_mx] + MX_NAMES),
-        default=[m.name for m in MoECTEImplementation if not m.is_mx],
-        metavar="A,B,...",
-        help="variants (default: the four bf16/fp8 ones)",
-    )
-    grid.add_argument(
-        "--activations",
-        type=choice_list(list(ACTIVATIONS)),
-        default=list(ACTIVATIONS),
-        metavar="NAME,...",
-        help=f"of {', '.join(ACTIVATIONS)} (default all)",
-    )
-    grid.add_argument(
-        "--scalings",
-        type=choice_list(list(SCALINGS)),
-        default=list(SCALINGS),
-        metavar="NAME,...",
-        help=f"of {', '.join(SCALINGS)} (default all)",
-    )
+    bf16_family = [m.name for m in MoECTEImplementation if not m.is_mx]
+    add_name_list(grid, "--implementations", [m.name for m in MoECTEImplementation], bf16_family)
+    add_name_list(grid, "--activations", list(ACTIVATIONS))
+    add_name_list(grid, "--scalings", list(SCALINGS))
     grid.add_argument(
         "--top-ks", type=int_list, default=[1, 2], metavar="K,...", help="default 1,2"
     )
-    grid.add_argument(
-        "--dtypes",
-        type=choice_list(["bf16", "f32"]),
-        default=["bf16", "f32"],
-        metavar="D,...",
-        help="IO dtypes (default bf16,f32)",
-    )
+    add_name_list(grid, "--dtypes", ["bf16", "f32"])
     return parser
 
-
-MX_NAMES = [m.name for m in MoECTEImplementation if m.is_mx]
 
 GRID_AXES = (
     ("implementations", "implementation"),
@@ -299,6 +274,23 @@ def choice_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
         return names
 
     return parse
+
+
+def add_name_list(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    names: Sequence[str],
+    default: Sequence[str] | None = None,
+) -> None:
+    """A ``grid`` option taking comma-separated ``names`` (default: all of them)."""
+    chosen = list(names if default is None else default)
+    parser.add_argument(
+        flag,
+        type=choice_list(names),
+        default=chosen,
+        metavar="NAME,...",
+        help=f"of {', '.join(names)} (default {','.join(chosen)})",
+    )
 
 
 def int_list(text: str) -> list[int]:
@@ -528,11 +520,11 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
         case = argparse.Namespace(**vars(args))
         for (_, single), value in zip(GRID_AXES, combination, strict=True):
             setattr(case, single, value)
-        impl, act, scaling, top_k, dtype = combination
-        label = f"{impl} {act} {scaling} TopK={top_k} {dtype}"
         try:
             kernels.append((combination, case, build(case)))
         except ToolError as err:
+            impl, act, scaling, top_k, dtype = combination
+            label = f"{impl} {act} {scaling} TopK={top_k} {dtype}"
             raise ToolError(f"case {label}: {err}") from None
     print(
         f"grid: H={args.hidden} E={args.experts} T={args.tokens}, "
