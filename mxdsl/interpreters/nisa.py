@@ -692,12 +692,12 @@ class NisaFunctions(InterpreterFunctions):
         lhs = self._operand(
             "stationary",
             (stationary, stationary_scale, _elem_type(op.stationary)),
-            lambda: pe_operand(_mx_operand(stationary, stationary_scale, op.stationary).T),
+            lambda: _mx_pe_operand(stationary, stationary_scale, op.stationary),
         )
         rhs = self._operand(
             "moving",
             (moving, moving_scale, _elem_type(op.moving)),
-            lambda: pe_operand(_mx_operand(moving, moving_scale, op.moving).T),
+            lambda: _mx_pe_operand(moving, moving_scale, op.moving),
         )
         self._pass(dst, lhs, rhs, op.accumulate is not None)
         return ()
@@ -1087,6 +1087,13 @@ def _same_sources(known: tuple[Any, ...], sources: tuple[Any, ...]) -> bool:
     return len(known) == len(sources) and all(
         a is b if isinstance(b, np.ndarray) else a == b for a, b in zip(known, sources, strict=True)
     )
+
+
+def _mx_pe_operand(data: np.ndarray, scale: np.ndarray, value: SSAValue) -> PeOperand:
+    """An x4 matmul operand as a PE operand ``[4P, F]``: its values are the element
+    format's codes times a power of two, so they carry the format's significand bits."""
+    fmt = x4_format(_elem_type(value))
+    return pe_operand(_mx_operand(data, scale, value).T, precision=fmt.info.mantissa_bits + 1)
 
 
 def _mx_operand(data: np.ndarray, scale: np.ndarray, value: SSAValue) -> np.ndarray:

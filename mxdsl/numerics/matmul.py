@@ -1,22 +1,20 @@
-"""The one matmul accumulation order, shared by every level.
+"""The one matmul semantics, shared by every level (``docs/numerics.md``, "The PE pass").
 
 "One semantics at three levels" (design) needs the dot products of hlo ``dot_general`` /
 ``ScaledMatmul_*``, nisa ``nc_matmul`` / ``nc_matmul_mx`` and bir ``matmult`` /
-``matmult_mx`` to round identically, and a plain ``np.matmul`` in fp32 sums in BLAS's
-unspecified order. So the order is defined here, as the PE array and PSUM do it:
+``matmult_mx`` to round identically, for every input. So the semantics are defined here
+without any summation order:
 
 * one PE pass contracts at most one K tile — 128 partitions for ``nc_matmul``,
-  128 partitions x 4 packed lanes = 512 elements for ``nc_matmul_mx`` — and its products
-  are summed in float64 and rounded once to fp32 (:func:`pe_pass`);
-* PSUM accumulates the passes in K order, in fp32 (:func:`k_tiled_matmul`), the first
-  pass overwriting.
+  128 partitions x 4 packed lanes = 512 elements for ``nc_matmul_mx`` — and is the
+  *exact* sum of its products rounded once to fp32, round to nearest even
+  (:func:`pe_pass`); an exact zero is +0, NaN is the canonical quiet NaN;
+* PSUM accumulates the passes in K order, in fp32 (:func:`k_tiled_matmul`,
+  :func:`psum_add`), the first pass of a chain overwriting.
 
-The hlo interpreter runs :func:`k_tiled_matmul` with the tile size the lowering uses, the
-nisa and bir interpreters run one :func:`pe_pass` per instruction and add into PSUM, so
-the three levels agree bit for bit. (Inside a pass the float64 sum is exact whenever the
-products' exponents span less than about 29 binades; beyond that BLAS order could in
-principle move a result across an fp32 rounding boundary, with probability ~2^-29 per
-element.)
+Float64 BLAS computes each pass where :mod:`mxdsl.numerics.exact`'s certificate proves
+the float64 sum exact in any order; the other outputs take its exact path. So no result
+depends on the BLAS build, the CPU, the batching or the order of passes.
 """
 
 from __future__ import annotations
@@ -30,6 +28,16 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
+from mxdsl.numerics.exact import (
+    EXACT_PATH,
+    ColumnBits,
+    all_certified,
+    canonicalize_nan,
+    column_bits,
+    fix_uncertified,
+    may_overflow,
+    quick_column_bits,
+)
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.narrow import decode
 from mxdsl.numerics.packing import unpack_fp4_x4, unpack_fp8_x4
@@ -47,11 +55,21 @@ _IEEE_SPECIALS = np.errstate(invalid="ignore", over="ignore")
 
 @_IEEE_SPECIALS
 def pe_pass(lhs: npt.ArrayLike, rhs: npt.ArrayLike) -> npt.NDArray[np.float32]:
-    """One PE-array pass ``lhs[..., M, K] @ rhs[..., K, N]``: the K products summed in
-    float64 and rounded once to fp32."""
+    """One PE-array pass ``lhs[..., M, K] @ rhs[..., K, N]``: the exact sum of the K
+    products rounded once to fp32 (``docs/numerics.md``, "The PE pass"). The operands are
+    fp32 values (any dtype that widens to them). Float64 BLAS computes the outputs the
+    certificate vouches for, the exact path the rest (:mod:`mxdsl.numerics.exact`); NaN
+    comes out canonical."""
     lhs64 = np.asarray(lhs, dtype=np.float64)
     rhs64 = np.asarray(rhs, dtype=np.float64)
-    return np.matmul(lhs64, rhs64).astype(np.float32)
+    out = np.matmul(lhs64, rhs64)
+    EXACT_PATH.outputs += out.size
+    rows = column_bits(np.swapaxes(lhs64, -1, -2))
+    columns = column_bits(rhs64)
+    fix_uncertified(out, lhs64, rhs64, rows, columns)
+    result = out.astype(np.float32)
+    canonicalize_nan(result)
+    return result
 
 
 _MAGNITUDE_BITS = {
@@ -144,12 +162,15 @@ under any widening (an element is an infinity or NaN iff its exponent bits are a
 class PeOperand:
     """A PE-pass operand ``tile[K, F]`` analysed once (it may feed several passes): its
     all-zero columns found; the other columns are widened to float64 when a pass first
-    multiplies them (a pass with nothing to multiply needs no widening)."""
+    multiplies them (a pass with nothing to multiply needs no widening). ``precision``:
+    the significand bits its values carry at most (default: the tile dtype's; an
+    MX-dequantized tile held in float64 carries its element format's)."""
 
     tile: np.ndarray
     widen: Callable[[np.ndarray], np.ndarray]
     columns: slice | np.ndarray  # the columns holding a nonzero (NaN counts)
     zero_columns: slice | np.ndarray  # the others
+    precision: int | None = None
 
     @property
     def dense(self) -> bool:
@@ -170,12 +191,28 @@ class PeOperand:
         word, exponent = bits
         return not bool(((self.tile.view(word) & exponent) == exponent).any())
 
+    @cached_property
+    def quick_bits(self) -> ColumnBits:
+        """A cheap bound of the nonzero columns' :class:`~mxdsl.numerics.exact.ColumnBits`
+        (from the narrow tile where it can be), for the O(M + N) certificate."""
+        quick = quick_column_bits(self.tile[:, self.columns], self.precision)
+        return quick if quick is not None else self.exact_bits
 
-def pe_operand(tile: np.ndarray, widen: Callable[[np.ndarray], np.ndarray] = _widen) -> PeOperand:
+    @cached_property
+    def exact_bits(self) -> ColumnBits:
+        """The nonzero columns' exact :class:`~mxdsl.numerics.exact.ColumnBits`."""
+        return column_bits(self.widened)
+
+
+def pe_operand(
+    tile: np.ndarray,
+    widen: Callable[[np.ndarray], np.ndarray] = _widen,
+    precision: int | None = None,
+) -> PeOperand:
     """``tile`` ready for :func:`pe_pass_into`; ``widen`` converts a column slice of it
-    to float64 exactly (default ``astype``)."""
+    to float64 exactly (default ``astype``); ``precision`` as in :class:`PeOperand`."""
     columns, zero_columns = column_split(tile)
-    return PeOperand(tile, widen, columns, zero_columns)
+    return PeOperand(tile, widen, columns, zero_columns, precision)
 
 
 @dataclass(frozen=True)
@@ -200,40 +237,65 @@ def pe_pass_into(
 @_IEEE_SPECIALS
 def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     """The passes in order, each ``pass.dst (=|+=) pass.stationary^T @ moving`` as one
-    :func:`pe_pass` rounded to fp32 and written (or added in fp32) into its f32 PSUM
-    tile in place; their products come from one float64 matmul with the stationaries
-    stacked along M (a larger BLAS call runs closer to peak; every output element is
-    still the float64 sum of the same K products).
+    :func:`pe_pass` (the exact sum rounded once to fp32) written (or added in fp32) into
+    its f32 PSUM tile in place. Their products come from one float64 matmul with the
+    stationaries stacked along M (a larger BLAS call runs closer to peak); the outputs the
+    certificate cannot vouch for are recomputed exactly (:mod:`mxdsl.numerics.exact`), so
+    no bit depends on the batching or on BLAS.
 
     The work of all-zero stationary / moving columns (padding tokens: about half the PE
-    work of a block-layout MoE kernel) is skipped: such an output row or column is a sum
-    of signed zeros, which the float64 matmul returns as +0 (its accumulators start at
-    +0), so it is written as +0 (or +0 is added). That holds only while the operand on
-    the other side is finite (0 * inf is NaN), so a non-finite element there makes the
-    passes run without skipping."""
+    work of a block-layout MoE kernel) is skipped: such an output is an exact zero, +0.
+    That holds only while the operand on the other side is finite (0 * inf is NaN), so a
+    non-finite element there makes the passes run without skipping."""
     if not passes:
         return
+    EXACT_PATH.outputs += sum(p.dst.size for p in passes)
     stationaries = [p.stationary for p in passes]
     if not _skip_is_exact(moving, stationaries):  # every column multiplied
-        whole = moving.widen(moving.tile)
-        for p in passes:
-            product = np.matmul(p.stationary.widen(p.stationary.tile).T, whole)
-            every = slice(0, p.dst.shape[0]), slice(0, p.dst.shape[1])
-            _write(p.dst, *every, product, p.accumulate)
+        _unskipped_passes_into(moving, passes)
         return
     columns = slice(0, moving.tile.shape[1])
     if _count(moving.columns) == 0 or all(_count(s.columns) == 0 for s in stationaries):
         for p in passes:  # nothing to multiply (e.g. a block of padding tokens): all +0
             _write(p.dst, slice(0, p.dst.shape[0]), columns, 0.0, p.accumulate)
         return
-    products = _products(moving, [s.widened for s in stationaries])
+    lhs = _stacked([s.widened for s in stationaries])
+    products = _products(moving, lhs)
+    rows = ColumnBits.concatenate([s.quick_bits for s in stationaries])
+    nonfinite = not (moving.finite and all(s.finite for s in stationaries))
+    if not all_certified(rows, moving.quick_bits):
+        exact_rows = ColumnBits.concatenate([s.exact_bits for s in stationaries])
+        moving_products = products[:, moving.columns]
+        fix_uncertified(moving_products, lhs.T, moving.widened, exact_rows, moving.exact_bits)
+        if not isinstance(moving.columns, slice):  # advanced indexing made a copy
+            products[:, moving.columns] = moving_products
+    if nonfinite:
+        canonicalize_nan(products)
+    renormalize = nonfinite or may_overflow(rows, moving.quick_bits, moving.tile.shape[0])
     offset = 0
     for p in passes:
-        rows = _count(p.stationary.columns)
-        block = products[offset : offset + rows]
+        count = _count(p.stationary.columns)
+        block = products[offset : offset + count]
         _write(p.dst, p.stationary.columns, columns, block, p.accumulate)
         _write(p.dst, p.stationary.zero_columns, columns, 0.0, p.accumulate)
-        offset += rows
+        if renormalize and p.accumulate:  # inf + -inf in PSUM: the canonical NaN
+            canonicalize_nan(p.dst)
+        offset += count
+
+
+def _unskipped_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
+    """:func:`pe_passes_into` for operands with infinities or NaNs: every column
+    multiplied, one exact pass each, NaN canonical in the pass and in PSUM."""
+    whole = moving.widen(moving.tile)
+    moving_bits = column_bits(whole)
+    for p in passes:
+        stationary = p.stationary.widen(p.stationary.tile)
+        product = np.matmul(stationary.T, whole)
+        fix_uncertified(product, stationary.T, whole, column_bits(stationary), moving_bits)
+        canonicalize_nan(product)
+        every = slice(0, p.dst.shape[0]), slice(0, p.dst.shape[1])
+        _write(p.dst, *every, product, p.accumulate)
+        canonicalize_nan(p.dst)
 
 
 def _skip_is_exact(moving: PeOperand, stationaries: Sequence[PeOperand]) -> bool:
@@ -245,11 +307,15 @@ def _skip_is_exact(moving: PeOperand, stationaries: Sequence[PeOperand]) -> bool
     return all(s.dense for s in stationaries) or moving.finite
 
 
-def _products(moving: PeOperand, stationaries: Sequence[np.ndarray]) -> np.ndarray:
-    """``stacked^T @ moving`` in float64 for the stationaries' nonzero columns stacked
-    along M, full width ``[sum M, N]``: the moving operand's all-zero columns are +0 (the
-    product of its nonzero columns is written straight into its place)."""
-    lhs = stationaries[0] if len(stationaries) == 1 else np.concatenate(stationaries, axis=1)
+def _stacked(stationaries: Sequence[np.ndarray]) -> np.ndarray:
+    """The stationaries' nonzero columns side by side, ``[K, sum M]``."""
+    return stationaries[0] if len(stationaries) == 1 else np.concatenate(stationaries, axis=1)
+
+
+def _products(moving: PeOperand, lhs: np.ndarray) -> np.ndarray:
+    """``lhs^T @ moving`` in float64, full width ``[sum M, N]``: the moving operand's
+    all-zero columns are +0 (the product of its nonzero columns is written straight into
+    its place)."""
     if moving.dense:
         return np.matmul(lhs.T, moving.widened)
     products = np.empty((lhs.shape[1], moving.tile.shape[1]))
@@ -324,10 +390,20 @@ def k_tiled_matmul(lhs: npt.ArrayLike, rhs: npt.ArrayLike, k_tile: int) -> npt.N
         return np.zeros((*shape, lhs_arr.shape[-2], rhs_arr.shape[-1]), dtype=np.float32)
     accumulator = pe_pass(lhs_arr[..., :k_tile], rhs_arr[..., :k_tile, :])
     for start in range(k_tile, k, k_tile):
-        accumulator += pe_pass(
-            lhs_arr[..., start : start + k_tile], rhs_arr[..., start : start + k_tile, :]
+        psum_add(
+            accumulator,
+            pe_pass(lhs_arr[..., start : start + k_tile], rhs_arr[..., start : start + k_tile, :]),
         )
     return accumulator
+
+
+@_IEEE_SPECIALS
+def psum_add(accumulator: np.ndarray, value: np.ndarray) -> None:
+    """``accumulator += value`` in fp32 (round to nearest even), as PSUM accumulates a
+    pass; a NaN it makes (inf + -inf) is the canonical one."""
+    np.add(accumulator, value, out=accumulator, dtype=np.float32, casting="unsafe")
+    if not np.isfinite(value).all():
+        canonicalize_nan(accumulator)
 
 
 def mx_matmul_operand(

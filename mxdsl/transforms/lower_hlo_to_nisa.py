@@ -215,6 +215,24 @@ class _Emitter:
         if (rest := total - full * step) > 0:
             body(full * step, rest)
 
+    def chained(
+        self, total: int, tile: int, hint: str, body: Callable[[Offset, int, bool], None]
+    ) -> None:
+        """Cover ``[0, total)`` with the tiles of a PSUM accumulation chain: the first
+        tile peeled with ``accumulate`` unset (the first pass initialises PSUM, as
+        ``nc_matmul`` without accumulate overwrites: ``docs/numerics.md``, "PSUM"), an
+        ``scf.for`` over the other full tiles, then the partial tile.
+        ``body(offset, size, accumulate)`` emits one tile."""
+        if total <= 0:
+            return
+        step = min(tile, total)
+        full = total // step
+        body(0, step, False)
+        if full > 1:
+            self.loop(step, full * step, step, hint, lambda iv: body(iv, step, True))
+        if (rest := total - full * step) > 0:
+            body(full * step, rest, True)
+
     # -- buffers and views
 
     def alloc(
@@ -914,7 +932,8 @@ class _Operand:
 
 class _Matmul:
     """``result[batch..., M, N] = lhs . rhs`` as tiles: for every batch index, M tile and
-    N tile, zero a PSUM accumulator, accumulate one matmul per K tile, copy out."""
+    N tile, a PSUM accumulator that the first K tile's matmul initialises and the others
+    accumulate into, copied out."""
 
     def __init__(
         self, lowering: _FunctionLowering, op: Operation, lhs: _Operand, rhs: _Operand, mx: bool
@@ -1002,21 +1021,20 @@ class _Matmul:
         e = self.e
         m_pad = _round_up(mt, 2) if self.mx else mt
         acc = e.rows(self.acc, m_pad, nt)
-        e.memset(acc, 0.0)
         if self.mx:
             k_rows = self.k_total // WORDS_PER_BLOCK
-            e.tiled(
+            e.chained(
                 k_rows,
                 self.options.matmul_k_tile // WORDS_PER_BLOCK,
                 "k",
-                lambda k0, kr: self.mx_step(batch, acc, m0, mt, m_pad, n0, nt, k0, kr),
+                lambda k0, kr, more: self.mx_step(batch, acc, m0, mt, m_pad, n0, nt, k0, kr, more),
             )
         else:
-            e.tiled(
+            e.chained(
                 self.k_total,
                 self.options.matmul_k_tile,
                 "k",
-                lambda k0, kt: self.dot_step(batch, acc, m0, mt, n0, nt, k0, kt),
+                lambda k0, kt, more: self.dot_step(batch, acc, m0, mt, n0, nt, k0, kt, more),
             )
         res = e.rows(self.res, mt, nt)
         e.emit(nisa.TensorCopyOp(res, e.rows(self.acc, mt, nt)))
@@ -1036,13 +1054,14 @@ class _Matmul:
         nt: int,
         k0: Offset,
         kt: int,
+        accumulate: bool,
     ) -> None:
         e = self.e
         s = e.rows(self.s_tile, kt, mt)
         v = e.rows(self.v_tile, kt, nt)
         self.load(self.lhs, self.lhs.data, batch, self.s_tile, None, m0, mt, k0, kt)
         self.load(self.rhs, self.rhs.data, batch, self.v_tile, None, n0, nt, k0, kt)
-        e.emit(nisa.NcMatmulOp(acc, s, v, accumulate=True))
+        e.emit(nisa.NcMatmulOp(acc, s, v, accumulate=accumulate))
 
     def mx_step(
         self,
@@ -1055,6 +1074,7 @@ class _Matmul:
         nt: int,
         k0: Offset,
         kr: int,
+        accumulate: bool,
     ) -> None:
         """One K tile of ``kr`` scale rows (8 kr x4 words = 32 kr elements), padded to a
         multiple of 32 partitions with zero data (and unit scales)."""
@@ -1076,7 +1096,7 @@ class _Matmul:
             e.memset(e.rows(self.s_tile, p_pad, m_pad - mt, 0, mt), 0.0)
         self.load(self.lhs, self.lhs_blocks, batch, self.s_tile, self.s_quads, m0, mt, k0, kr)
         self.load(self.rhs, self.rhs_blocks, batch, self.v_tile, self.v_quads, n0, nt, k0, kr)
-        e.emit(nisa.NcMatmulMxOp(acc, s, s_scale, v, v_scale, accumulate=True))
+        e.emit(nisa.NcMatmulMxOp(acc, s, s_scale, v, v_scale, accumulate=accumulate))
 
     # -- loads
 

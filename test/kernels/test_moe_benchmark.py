@@ -28,12 +28,15 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
     lines = run.stdout.splitlines()
     assert lines[1].split() == [
         "variant", "N", "B", "kernel", "s", "golden", "s", "ratio", "rel", "err",
-        "PE", "floor", "s", "floor/golden", "kernel/floor",
+        "PE", "floor", "s", "floor/golden", "kernel/floor", "exact-path", "outputs",
     ]  # fmt: skip
     rows = [line.split() for line in lines[2:]]
     assert [row[0] for row in rows] == variants
-    for name, _, _, kernel, golden, ratio, error, floor, floor_ratio, over_floor in rows:
+    for name, _, _, kernel, golden, ratio, error, floor, floor_ratio, over_floor, exact in rows:
         assert float(error) < 1e-2, name
+        exact_outputs, pe_outputs = (int(n) for n in exact.split("/"))
+        assert 0 <= exact_outputs <= pe_outputs, name
+        assert pe_outputs > 0, name
         k, g, f = float(kernel), float(golden), float(floor)
         assert min(k, g, f) > 0, name
         assert _printed_ratio(ratio, k, 0.005, g, 0.0005), name

@@ -1,0 +1,206 @@
+"""The PE pass is the exact sum of its products rounded once to fp32, for every input
+(``docs/numerics.md``, "The PE pass"): ``pe_pass``, the batched ``pe_passes_into`` and
+``k_tiled_matmul`` against exact rational sums (``exact_reference``), on data built to
+defeat float64 summation: wide exponent spread, cancellation (a + b - a), all-zero and
+-0 passes, subnormal and overflowing sums, infinities and NaN, f32 and MX operands."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from exact_reference import bits, exact_pass, k_tiled, round_to_f32
+
+from mxdsl.numerics.exact import exact_sums
+from mxdsl.numerics.matmul import PePass, k_tiled_matmul, pe_operand, pe_pass, pe_passes_into
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+RNG = np.random.default_rng(20261202)
+
+
+def spread(shape: tuple[int, ...], dtype: np.dtype, low: int, high: int) -> np.ndarray:
+    """Normal values times 2**U(low, high): the dtype's rounding of them."""
+    scale = np.exp2(RNG.integers(low, high, size=shape)).astype(np.float64)
+    return (RNG.standard_normal(shape) * scale).astype(np.float32).astype(dtype)
+
+
+def cancelling(shape: tuple[int, int], dtype: np.dtype, big: int) -> np.ndarray:
+    """Small values with a +-2**big pair in each column (rows 0 and K-1): a + b - a."""
+    values = spread(shape, np.dtype(np.float32), -8, 8)
+    values[0] = 2.0**big
+    values[-1] = -(2.0**big)
+    return values.astype(dtype)
+
+
+def cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(name, lhs [M, K], rhs [K, N]) of finite values."""
+    m, k, n = 6, 128, 5
+    ones = np.ones((k, n), dtype=np.float32)
+    out = [
+        ("bf16 spread 80 binades", spread((m, k), BF16, -40, 40), spread((k, n), BF16, -40, 40)),
+        ("bf16 cancellation", cancelling((k, m), BF16, 40).T, spread((k, n), BF16, -4, 4)),
+        (
+            "f16 spread",
+            spread((m, k), np.dtype(np.float16), -12, 12),
+            spread((k, n), np.float16, -12, 12),
+        ),
+        (
+            "f32 normal data",
+            spread((m, k), np.dtype(np.float32), -2, 2),
+            spread((k, n), np.float32, -2, 2),
+        ),
+        (
+            "f32 spread 120 binades",
+            spread((m, k), np.dtype(np.float32), -60, 60),
+            spread((k, n), np.float32, -60, 60),
+        ),
+        ("f32 cancellation", cancelling((k, m), np.dtype(np.float32), 60).T, ones),
+        ("subnormal sums", spread((m, k), BF16, -75, -70), spread((k, n), BF16, -75, -70)),
+        (
+            "overflowing sums",
+            spread((m, k), np.dtype(np.float32), 62, 64),
+            spread((k, n), np.float32, 62, 64),
+        ),
+    ]
+    products = np.zeros((1, 3), dtype=np.float32)
+    products[0] = [2.0**60, 1.0, -(2.0**60)]
+    out.append(("2**60 + 1 - 2**60", products, np.ones((3, 1), dtype=np.float32)))
+    tiny_negative = np.full((1, 2), 2.0**-80, dtype=np.float32)
+    out.append(
+        ("a pass rounding to -0", tiny_negative, np.array([[-(2.0**-80)], [0.0]], np.float32))
+    )
+    zeros = np.zeros((2, 4), dtype=np.float32)
+    zeros[1] = -0.0
+    out.append(
+        ("all-zero and -0 products", zeros, np.array([[-0.0], [0.0], [-0.0], [1.0]], np.float32))
+    )
+    return out
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize(("name", "lhs", "rhs"), CASES, ids=[c[0] for c in CASES])
+def test_pe_pass_is_the_exactly_rounded_sum(name: str, lhs: np.ndarray, rhs: np.ndarray):
+    np.testing.assert_array_equal(bits(pe_pass(lhs, rhs)), bits(exact_pass(lhs, rhs)), err_msg=name)
+
+
+@pytest.mark.parametrize(("name", "lhs", "rhs"), CASES, ids=[c[0] for c in CASES])
+def test_batched_passes_give_the_same_bits(name: str, lhs: np.ndarray, rhs: np.ndarray):
+    """The nisa interpreter's batch (stationaries stacked along M, one moving operand,
+    zero columns skipped) equals the reference, pass by pass, as does one pass alone."""
+    expected = bits(exact_pass(lhs, rhs))
+    moving = pe_operand(np.ascontiguousarray(rhs))
+    halves = np.array_split(np.arange(lhs.shape[0]), 2)
+    dsts = [np.full((len(h), rhs.shape[1]), np.nan, dtype=np.float32) for h in halves]
+    passes = [
+        PePass(d, pe_operand(np.ascontiguousarray(lhs[h].T)), False)
+        for d, h in zip(dsts, halves, strict=True)
+    ]
+    pe_passes_into(moving, passes)
+    np.testing.assert_array_equal(bits(np.concatenate(dsts)), expected, err_msg=name)
+    alone = np.empty(dsts[-1].shape, dtype=np.float32)
+    pe_passes_into(
+        pe_operand(np.ascontiguousarray(rhs)), [PePass(alone, passes[-1].stationary, False)]
+    )
+    np.testing.assert_array_equal(bits(alone), expected[halves[0].size :], err_msg=name)
+
+
+def test_padding_columns_are_skipped_exactly():
+    """Zero (padding) token columns and rows around adversarial data: +0 there, exact
+    sums elsewhere, also when the certificate fails."""
+    lhs = cancelling((128, 8), BF16, 50).T.copy()
+    rhs = spread((128, 16), BF16, -30, 30)
+    rhs[:, 10:] = 0
+    lhs[5:] = 0
+    dst = np.full((8, 16), np.nan, dtype=np.float32)
+    pe_passes_into(pe_operand(rhs), [PePass(dst, pe_operand(np.ascontiguousarray(lhs.T)), False)])
+    np.testing.assert_array_equal(bits(dst), bits(exact_pass(lhs, rhs)))
+
+
+def test_accumulating_passes_follow_psum():
+    lhs = spread((4, 384), BF16, -30, 30)
+    rhs = spread((384, 3), BF16, -30, 30)
+    np.testing.assert_array_equal(bits(k_tiled_matmul(lhs, rhs, 128)), bits(k_tiled(lhs, rhs, 128)))
+    dst = np.empty((4, 3), dtype=np.float32)
+    for start in range(0, 384, 128):
+        stationary = pe_operand(np.ascontiguousarray(lhs[:, start : start + 128].T))
+        moving = pe_operand(np.ascontiguousarray(rhs[start : start + 128]))
+        pe_passes_into(moving, [PePass(dst, stationary, start > 0)])
+    np.testing.assert_array_equal(bits(dst), bits(k_tiled(lhs, rhs, 128)))
+
+
+def test_mx_pass_with_block_scales_far_apart():
+    """An nc_matmul_mx pass (K = 512): e4m3 codes times block scales 2**20 apart, with a
+    block cancelling the one before it."""
+    codes = RNG.standard_normal((6, 512)).astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    scales = np.exp2(np.repeat(RNG.choice([-20, 0, 20], size=16), 32)).astype(np.float32)
+    lhs = codes * scales
+    lhs[:, 32:64] = -lhs[:, 0:32]
+    lhs[:, 40] += 2.0**-20
+    rhs_codes = RNG.standard_normal((512, 7)).astype(ml_dtypes.float8_e5m2).astype(np.float32)
+    rhs = rhs_codes * np.exp2(RNG.choice([-20, 20], size=(16, 1)).repeat(32, axis=0)).astype(
+        np.float32
+    )
+    rhs[32:64] = rhs[0:32]
+    expected = bits(exact_pass(lhs, rhs))
+    np.testing.assert_array_equal(bits(pe_pass(lhs, rhs)), expected)
+    dst = np.empty((6, 7), dtype=np.float32)
+    stationary = pe_operand(np.ascontiguousarray(lhs.T).astype(np.float64), precision=4)
+    pe_passes_into(
+        pe_operand(rhs.astype(np.float64), precision=3), [PePass(dst, stationary, False)]
+    )
+    np.testing.assert_array_equal(bits(dst), expected)
+
+
+CANONICAL_NAN = np.uint32(0x7FC0_0000)
+
+
+@pytest.mark.parametrize(
+    ("lhs_row", "rhs_column", "expected"),
+    [
+        ([np.inf, 1.0, 2.0], [1.0, 1.0, 1.0], np.inf),
+        ([-np.inf, 1.0, 2.0], [1.0, 1.0, 1.0], -np.inf),
+        ([np.inf, -np.inf, 1.0], [1.0, 1.0, 1.0], np.nan),
+        ([np.nan, 1.0, 2.0], [1.0, 1.0, 1.0], np.nan),
+        ([np.inf, 1.0, 2.0], [0.0, 1.0, 1.0], np.nan),  # the 0 * inf product is NaN
+        ([-np.nan, 1.0, 2.0], [1.0, 1.0, 1.0], np.nan),  # every NaN comes out canonical
+    ],
+)
+def test_infinities_and_nan(lhs_row: list[float], rhs_column: list[float], expected: float):
+    lhs = np.array([lhs_row], dtype=np.float32)
+    rhs = np.array(rhs_column, dtype=np.float32)[:, None]
+    want = np.array([[expected]], dtype=np.float32).view(np.uint32)
+    if np.isnan(expected):
+        want = np.array([[CANONICAL_NAN]])
+    np.testing.assert_array_equal(bits(pe_pass(lhs, rhs)), want)
+    dst = np.empty((1, 1), dtype=np.float32)
+    stationary = pe_operand(np.ascontiguousarray(lhs.T))
+    pe_passes_into(pe_operand(rhs), [PePass(dst, stationary, False)])
+    np.testing.assert_array_equal(bits(dst), want)
+
+
+def test_psum_inf_minus_inf_is_the_canonical_nan():
+    lhs = np.array([[2.0**100, 2.0**100]], dtype=np.float32)
+    plus = np.array([[2.0**100], [2.0**100]], dtype=np.float32)
+    out = k_tiled_matmul(np.concatenate([lhs, lhs], 1), np.concatenate([plus, -plus]), 2)
+    np.testing.assert_array_equal(bits(out), [[CANONICAL_NAN]])
+
+
+def test_exact_sums_against_fractions_on_random_spreads():
+    """The exact path alone (any finite fp32 products), 400 sums of 1..200 terms."""
+    for _ in range(80):
+        k = int(RNG.integers(1, 200))
+        a = spread((5, k), np.dtype(np.float32), -70, 70).astype(np.float64)
+        b = spread((5, k), np.dtype(np.float32), -70, 70).astype(np.float64)
+        if k > 2:
+            a[:, -1], b[:, -1] = a[:, 0], -b[:, 0]
+        got = exact_sums(a, b)
+        want = [round_to_f32(sum(_fraction_products(x, y))) for x, y in zip(a, b, strict=True)]
+        np.testing.assert_array_equal(bits(got), bits(np.array(want, dtype=np.float32)))
+
+
+def _fraction_products(x: np.ndarray, y: np.ndarray):
+    from fractions import Fraction
+
+    return (Fraction(float(p)) * Fraction(float(q)) for p, q in zip(x, y, strict=True))
