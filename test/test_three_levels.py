@@ -242,3 +242,151 @@ def test_packed_arguments():
         gen.finite_fp8_words((b, n, k // 4), "float8_e4m3fn"),
     ]
     three_levels(src, [*words, *scales], matmul_m_tile=4)
+
+
+# ------------------------------------------------------------ adversarial passes
+
+
+def _load_exact_reference() -> ModuleType:
+    """``test/numerics/exact_reference.py``: exact rational pass sums (shares no code
+    with mxdsl)."""
+    known = sys.modules.get("exact_reference")
+    if known is not None:
+        return known
+    path = Path(__file__).parent / "numerics" / "exact_reference.py"
+    spec = importlib.util.spec_from_file_location("exact_reference", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+exact = _load_exact_reference()
+
+
+def spread(shape: tuple[int, ...], element: str, low: int, high: int) -> np.ndarray:
+    scale = np.exp2(RNG.integers(low, high, size=shape)).astype(np.float32)
+    return (RNG.standard_normal(shape).astype(np.float32) * scale).astype(gen.DTYPES[element])
+
+
+def cancelling(lhs: np.ndarray, rhs: np.ndarray, big: float) -> tuple[np.ndarray, np.ndarray]:
+    """``lhs [M, K]`` gets +big at k = 0 and -big at k = K - 1, and ``rhs [K, N]`` the same
+    row at both: the two large products cancel exactly, and a float64 sum that meets one
+    of them before the small products loses those (a + b - a)."""
+    lhs, rhs = lhs.copy(), rhs.copy()
+    lhs[:, 0] = big
+    lhs[:, -1] = -big
+    rhs[-1] = rhs[0]
+    return lhs, rhs
+
+
+def constant(shape: tuple[int, ...], element: str, value: float) -> np.ndarray:
+    return np.full(shape, value, dtype=np.float32).astype(gen.DTYPES[element])
+
+
+ADVERSARIAL_DOTS = [
+    # (name, lhs [M, K], rhs [K, N], types): every level against exact sums
+    ("bf16 4x128x4, 80 binades, a+b-a", lambda: cancelling(
+        spread((4, 128), "bf16", -30, 30), spread((128, 4), "bf16", -30, 30), 2.0**100),
+     ("bf16", "bf16", "f32")),
+    ("bf16 16x128x1 mixed magnitudes", lambda: (
+        spread((16, 128), "bf16", -30, 30), spread((128, 1), "bf16", -30, 30)),
+     ("bf16", "bf16", "f32")),
+    ("f32 operands, 3 passes, 120 binades", lambda: cancelling(
+        spread((8, 384), "f32", -40, 40), spread((384, 6), "f32", -40, 40), 2.0**80),
+     ("f32", "f32", "f32")),
+    ("f32 normal data", lambda: (spread((8, 256), "f32", -1, 1), spread((256, 5), "f32", -1, 1)),
+     ("f32", "f32", "f32")),
+    ("two -0 passes", lambda: (
+        constant((3, 256), "bf16", 2.0**-80), constant((256, 2), "bf16", -(2.0**-80))),
+     ("bf16", "bf16", "f32")),
+    ("subnormal sums", lambda: (
+        spread((4, 128), "bf16", -75, -68), spread((128, 3), "bf16", -75, -68)),
+     ("bf16", "bf16", "f32")),
+    ("bf16 result of cancelling sums", lambda: cancelling(
+        spread((5, 256), "bf16", -20, 20), spread((256, 4), "bf16", -20, 20), 2.0**90),
+     ("bf16", "bf16", "bf16")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "types"), ADVERSARIAL_DOTS, ids=[c[0] for c in ADVERSARIAL_DOTS]
+)
+def test_adversarial_dot_general_is_exact_at_every_level(name: str, make, types):
+    """hlo, nisa and bir give the exact pass sums (fractions), added in fp32 in K order,
+    the first pass initialising: wide spread, cancellation, -0 and subnormal sums, f32
+    operands (issue 15's sweep)."""
+    lhs, rhs = make()
+    src = gen.dot_program(
+        lhs.shape, rhs.shape, ([], []), (1, 0), types, (lhs.shape[0], rhs.shape[1])
+    )
+    (result,) = three_levels(src, [lhs, rhs])
+    expected = exact.k_tiled(lhs.astype(np.float64), rhs.astype(np.float64), 128)
+    expected = expected.astype(gen.DTYPES[types[2]])
+    np.testing.assert_array_equal(result.view(np.uint8), expected.view(np.uint8), err_msg=name)
+
+
+def test_adversarial_dot_general_with_infinities_gives_canonical_nan():
+    """Overflowing passes of opposite sign meet in PSUM (inf + -inf), and an inf meets a
+    zero in one pass (0 x inf): the canonical quiet NaN 0x7FC00000 at every level."""
+    lhs = constant((2, 256), "bf16", 2.0**64)
+    rhs = constant((256, 3), "bf16", 2.0**64)
+    rhs[128:] = -rhs[128:]  # the first pass overflows to +inf, the second to -inf
+    lhs[1, 5] = np.inf
+    rhs[5, 2] = 0.0
+    src = gen.dot_program(lhs.shape, rhs.shape, ([], []), (1, 0), ("bf16", "bf16", "f32"), (2, 3))
+    (result,) = three_levels(src, [lhs, rhs])
+    assert (result.view(np.uint32) == 0x7FC0_0000).all(), result
+
+
+def test_adversarial_block_scaled_dot_is_exact_at_every_level():
+    """``__op$block_scaled_dot`` from packed words: e4m3 codes under E8M0 scales 2**20
+    apart; in the first pass a block of scale 2**-20 comes first and two blocks of scale
+    2**20 that cancel follow (a float64 sum in K order loses the small ones); K = 1024 is
+    two MX passes. The reference decodes the words with ml_dtypes and sums exactly."""
+    b, m, n, k = 1, 6, 5, 1024
+    config = json.dumps(
+        {
+            "scaled_dot_backend_config": {
+                "lhs_batch_dimensions": [0],
+                "rhs_batch_dimensions": [0],
+                "lhs_contracting_dimensions": [2],
+                "rhs_contracting_dimensions": [2],
+                "element_dtype": "float8_e4m3fn",
+            }
+        }
+    ).replace('"', "\\22")
+    lhs_t, rhs_t = gen.tensor((b, m, k // 4), "ui32"), gen.tensor((b, n, k // 4), "ui32")
+    ls_t, rs_t = gen.tensor((b, m, k // 32), "f8E8M0FNU"), gen.tensor((b, n, k // 32), "f8E8M0FNU")
+    out = gen.tensor((b, m, n), "f32")
+    src = (
+        f"func.func @main(%l: {lhs_t}, %r: {rhs_t}, %ls: {ls_t}, %rs: {rs_t}) -> {out} {{\n"
+        f"  %y = hlo.custom_call @__op$block_scaled_dot(%l, %r, %ls, %rs) "
+        f'{{backend_config = "{config}", api_version = 1 : i32}} : '
+        f"({lhs_t}, {rhs_t}, {ls_t}, {rs_t}) -> {out}\n  func.return %y : {out}\n}}\n"
+    )
+    e4m3 = gen.ml_dtypes.float8_e4m3fn
+    lhs_codes = RNG.standard_normal((b, m, k)).astype(e4m3)
+    rhs_codes = RNG.standard_normal((b, n, k)).astype(e4m3)
+    lhs_codes[..., 64:96] = -lhs_codes[..., 32:64]  # block 2 cancels block 1 ...
+    rhs_codes[..., 64:96] = rhs_codes[..., 32:64]
+    lhs_scale = np.full((b, m, k // 32), 107, np.uint8)  # 2**-20 everywhere ...
+    rhs_scale = RNG.choice(np.array([106, 107, 108], np.uint8), size=(b, n, k // 32))
+    lhs_scale[..., 1:3] = 147  # ... but blocks 1 and 2: 2**20, 2**80 above the products
+    rhs_scale[..., 1:3] = 147  # of block 0, which a float64 sum in K order loses
+
+    def words(codes: np.ndarray) -> np.ndarray:
+        return codes.view(np.uint8).view("<u4").astype(np.uint32)
+
+    def values(codes: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        factor = np.exp2(scale.astype(np.float64) - 127).repeat(32, axis=-1)
+        return codes.astype(np.float64) * factor
+
+    e8m0 = gen.ml_dtypes.float8_e8m0fnu
+    inputs = [words(lhs_codes), words(rhs_codes), lhs_scale.view(e8m0), rhs_scale.view(e8m0)]
+    (result,) = three_levels(src, inputs, matmul_m_tile=4)
+    lhs_values, rhs_values = values(lhs_codes, lhs_scale)[0], values(rhs_codes, rhs_scale)[0]
+    expected = exact.k_tiled(lhs_values, rhs_values.T, 512)
+    np.testing.assert_array_equal(result[0].view(np.uint32), expected.view(np.uint32))

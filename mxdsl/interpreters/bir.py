@@ -56,7 +56,7 @@ from mxdsl.interpreters.nisa import (
 )
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass
+from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass, psum_add
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -404,9 +404,13 @@ def mx_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> np.nda
 
 
 def _write_matmul(dst: Region, product: np.ndarray, accumulate: bool) -> None:
+    """A pass into PSUM: written, or added in fp32 to the tile's value (``psum_add``:
+    docs/numerics.md, "PSUM"), rounded once to the tile's dtype."""
     product = np.asarray(product, dtype=F32)
     if accumulate:
-        product = to_f32(dst.read()) + product
+        total = to_f32(dst.read()).copy()
+        psum_add(total, product)
+        product = total
     dst.write(round_to(product, numpy_dtype(dst.ap.dtype)))
 
 

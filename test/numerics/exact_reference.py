@@ -46,12 +46,16 @@ def exact_pass(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 def k_tiled(lhs: np.ndarray, rhs: np.ndarray, k_tile: int) -> np.ndarray:
     """PSUM's chain: one exact pass per K tile, the first initialising, the others added
-    in fp32 (numpy's float32 add is IEEE round to nearest even)."""
+    in fp32 (numpy's float32 add is IEEE round to nearest even); a NaN is the canonical
+    quiet NaN."""
     k = lhs.shape[1]
     total = exact_pass(lhs[:, :k_tile], rhs[:k_tile])
-    for start in range(k_tile, k, k_tile):
-        total = total + exact_pass(lhs[:, start : start + k_tile], rhs[start : start + k_tile])
-    return total.astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        for start in range(k_tile, k, k_tile):
+            total = total + exact_pass(lhs[:, start : start + k_tile], rhs[start : start + k_tile])
+    total = total.astype(np.float32)
+    total[np.isnan(total)] = np.float32(np.nan)
+    return total
 
 
 def bits(array: np.ndarray) -> np.ndarray:

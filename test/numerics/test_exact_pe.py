@@ -15,6 +15,7 @@ from mxdsl.numerics.exact import exact_sums
 from mxdsl.numerics.matmul import PePass, k_tiled_matmul, pe_operand, pe_pass, pe_passes_into
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
+F32 = np.dtype(np.float32)
 RNG = np.random.default_rng(20261202)
 
 
@@ -24,12 +25,14 @@ def spread(shape: tuple[int, ...], dtype: np.dtype, low: int, high: int) -> np.n
     return (RNG.standard_normal(shape) * scale).astype(np.float32).astype(dtype)
 
 
-def cancelling(shape: tuple[int, int], dtype: np.dtype, big: int) -> np.ndarray:
-    """Small values with a +-2**big pair in each column (rows 0 and K-1): a + b - a."""
-    values = spread(shape, np.dtype(np.float32), -8, 8)
-    values[0] = 2.0**big
-    values[-1] = -(2.0**big)
-    return values.astype(dtype)
+def cancelling(lhs: np.ndarray, rhs: np.ndarray, big: float) -> tuple[np.ndarray, np.ndarray]:
+    """``lhs [M, K]`` gets +big at k = 0 and -big at k = K - 1, ``rhs [K, N]`` the same row
+    at both: two large products cancel exactly around the small ones (a + b - a)."""
+    lhs, rhs = lhs.copy(), rhs.copy()
+    lhs[:, 0] = big
+    lhs[:, -1] = -big
+    rhs[-1] = rhs[0]
+    return lhs, rhs
 
 
 def cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -38,7 +41,10 @@ def cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
     ones = np.ones((k, n), dtype=np.float32)
     out = [
         ("bf16 spread 80 binades", spread((m, k), BF16, -40, 40), spread((k, n), BF16, -40, 40)),
-        ("bf16 cancellation", cancelling((k, m), BF16, 40).T, spread((k, n), BF16, -4, 4)),
+        (
+            "bf16 cancellation",
+            *cancelling(spread((m, k), BF16, -8, 8), spread((k, n), BF16, -8, 8), 2.0**90),
+        ),
         (
             "f16 spread",
             spread((m, k), np.dtype(np.float16), -12, 12),
@@ -54,7 +60,7 @@ def cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
             spread((m, k), np.dtype(np.float32), -60, 60),
             spread((k, n), np.float32, -60, 60),
         ),
-        ("f32 cancellation", cancelling((k, m), np.dtype(np.float32), 60).T, ones),
+        ("f32 cancellation", *cancelling(spread((m, k), F32, -8, 8), ones, 2.0**100)),
         ("subnormal sums", spread((m, k), BF16, -75, -70), spread((k, n), BF16, -75, -70)),
         (
             "overflowing sums",
@@ -109,8 +115,9 @@ def test_batched_passes_give_the_same_bits(name: str, lhs: np.ndarray, rhs: np.n
 def test_padding_columns_are_skipped_exactly():
     """Zero (padding) token columns and rows around adversarial data: +0 there, exact
     sums elsewhere, also when the certificate fails."""
-    lhs = cancelling((128, 8), BF16, 50).T.copy()
-    rhs = spread((128, 16), BF16, -30, 30)
+    lhs, rhs = cancelling(
+        spread((8, 128), BF16, -30, 30), spread((128, 16), BF16, -30, 30), 2.0**50
+    )
     rhs[:, 10:] = 0
     lhs[5:] = 0
     dst = np.full((8, 16), np.nan, dtype=np.float32)
