@@ -320,17 +320,36 @@ def fix_uncertified(
     out: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, rows: ColumnBits, columns: ColumnBits
 ) -> int:
     """Make ``out = lhs[..., M, K] @ rhs[..., K, N]`` (float64, computed by any BLAS)
-    exact where the certificate fails and the result is finite: those entries get the
-    exactly rounded fp32 sum (held in float64). ``rows`` / ``columns``: exact
-    :class:`ColumnBits` of lhs's rows and rhs's columns. Returns how many entries took the
-    exact path."""
-    mask = uncertified(rows, columns)
-    mask = np.broadcast_to(mask, out.shape) & np.isfinite(out)
+    round to the exact sums' fp32 values everywhere. ``rows`` / ``columns``: (bounds of)
+    the :class:`ColumnBits` of lhs's rows and rhs's columns. An output the bit
+    certificate does not cover is kept when :func:`rounds_safely` proves its fp32
+    rounding right anyway; the rest get the exactly rounded fp32 sum (held in float64).
+    Returns how many outputs took the exact path."""
+    mask = np.broadcast_to(uncertified(rows, columns), out.shape)
     index = np.nonzero(mask)
+    if index[0].size == 0:
+        return 0
+    tops = (
+        np.broadcast_to(rows.top[..., :, None], out.shape)[index]
+        + np.broadcast_to(columns.top[..., None, :], out.shape)[index]
+    )
+    counts = np.minimum(
+        np.broadcast_to(rows.count[..., :, None], out.shape)[index],
+        np.broadcast_to(columns.count[..., None, :], out.shape)[index],
+    )
+    unsafe = ~rounds_safely(out[index], tops, counts)
+    index = tuple(i[unsafe] for i in index)
     count = index[0].size
     EXACT_PATH.exact += count
     if count == 0:
         return 0
+    if count * lhs.shape[-1] >= _PIECES_FROM:
+        mask = np.zeros(out.shape, dtype=bool)
+        mask[index] = True
+        done = _piece_sums(out, lhs, rhs, mask)
+        index = np.nonzero(mask & ~done)
+        if index[0].size == 0:
+            return count
     batch = out.shape[:-2]
     lhs_b = np.broadcast_to(lhs, (*batch, *lhs.shape[-2:]))
     rhs_t = np.swapaxes(np.broadcast_to(rhs, (*batch, *rhs.shape[-2:])), -1, -2)
@@ -338,3 +357,72 @@ def fix_uncertified(
     rhs_cols = rhs_t[(*index[:-2], index[-1])]
     out[index] = exact_sums(lhs_rows, rhs_cols)
     return count
+
+
+def rounds_safely(sums: np.ndarray, tops: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Whether a float64 sum ``sums`` of at most ``counts`` products, each below
+    ``2**(tops + 2)`` in magnitude, rounds to the same fp32 value as the exact sum, in
+    whatever order float64 added them. Any order of ``c - 1`` float64 additions is off
+    by at most ``gamma(c - 1) * sum |p| < c**2 * 2**-52 * 2**(tops + 2)`` (the products
+    are exact); when the float64 sum is further than twice that from every fp32 rounding
+    boundary (the midpoints around its fp32 rounding, measured on the narrower side), the
+    exact sum rounds the same way. Non-finite sums are right in any order (NaN and inf
+    absorb; these products cannot overflow float64) and count as safe; a sum whose fp32
+    rounding is 0 or inf, or whose error interval reaches 0, does not."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = np.ldexp(np.square(counts.astype(np.float64)), tops + 2 - 52)
+        rounded = sums.astype(_F32)
+        magnitude = np.abs(rounded)
+        gap = (magnitude - np.nextafter(magnitude, _F32.type(0))).astype(np.float64)
+        distance = np.abs(sums - rounded.astype(np.float64))
+        safe = distance + 2 * bound < gap / 2
+        safe &= np.abs(sums) > 2 * bound
+    return safe | ~np.isfinite(sums)
+
+
+_PIECES_FROM = 1 << 16
+"""Products on the exact path from which the piecewise BLAS route is tried first."""
+
+PIECE_BITS = 8
+_PIECE_MASK = np.uint64(~((1 << (52 - (PIECE_BITS - 1))) - 1) & 0xFFFF_FFFF_FFFF_FFFF)
+
+
+def split_pieces(values: np.ndarray) -> list[np.ndarray]:
+    """fp32 values held in float64 as three pieces of at most 8 significant bits that
+    add up to them exactly: each piece is what is left truncated to its leading 8 bits
+    (a prefix of the significand, so the subtraction leaving the rest is exact)."""
+    pieces = []
+    rest = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        for _ in range(2):
+            piece = (np.ascontiguousarray(rest).view(np.uint64) & _PIECE_MASK).view(np.float64)
+            pieces.append(piece)
+            rest = rest - piece
+    pieces.append(rest)
+    return pieces
+
+
+def _piece_sums(out: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Exact sums for the ``mask`` entries through BLAS: with both operands cut into
+    8-bit pieces (:func:`split_pieces`), ``lhs @ rhs`` is the sum of the nine piece
+    products, each of which float64 computes exactly where the certificate holds for it;
+    the (at most nine) exact float64 terms are then added exactly by
+    :func:`round_exact_sum`. Writes those entries of ``out``; returns where it did."""
+    lhs_pieces = [p for p in split_pieces(lhs) if p.any()]
+    rhs_pieces = [p for p in split_pieces(rhs) if p.any()]
+    lhs_bits = [column_bits(np.swapaxes(p, -1, -2)) for p in lhs_pieces]
+    rhs_bits = [column_bits(p) for p in rhs_pieces]
+    failed = np.zeros(out.shape, dtype=bool)
+    terms = []
+    for piece, bits in zip(lhs_pieces, lhs_bits, strict=True):
+        for other, other_bits in zip(rhs_pieces, rhs_bits, strict=True):
+            terms.append(np.matmul(piece, other))
+            if not all_certified(bits, other_bits):
+                failed |= uncertified(bits, other_bits)
+    if not terms:  # an all-zero operand: every sum is an exact +0 (certified already)
+        return np.zeros(out.shape, dtype=bool)
+    done = mask & ~failed
+    index = np.nonzero(done)
+    if index[0].size:
+        out[index] = round_exact_sum(np.stack([t[index] for t in terms], axis=-1))
+    return done

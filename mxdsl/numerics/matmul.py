@@ -264,9 +264,8 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     rows = ColumnBits.concatenate([s.quick_bits for s in stationaries])
     nonfinite = not (moving.finite and all(s.finite for s in stationaries))
     if not all_certified(rows, moving.quick_bits):
-        exact_rows = ColumnBits.concatenate([s.exact_bits for s in stationaries])
         moving_products = products[:, moving.columns]
-        fix_uncertified(moving_products, lhs.T, moving.widened, exact_rows, moving.exact_bits)
+        fix_uncertified(moving_products, lhs.T, moving.widened, rows, moving.quick_bits)
         if not isinstance(moving.columns, slice):  # advanced indexing made a copy
             products[:, moving.columns] = moving_products
     if nonfinite:

@@ -211,3 +211,22 @@ def _fraction_products(x: np.ndarray, y: np.ndarray):
     from fractions import Fraction
 
     return (Fraction(float(p)) * Fraction(float(q)) for p, q in zip(x, y, strict=True))
+
+
+def test_wide_f32_passes_take_the_piecewise_route_exactly():
+    """A whole f32 pass (128 x 128 x 64, 2**-20 .. 2**20 and cancelling pairs): too many
+    uncertified outputs for the per-product path, so 8-bit pieces go through BLAS; every
+    output equals the per-product exact path, and a sample equals Fraction sums."""
+    lhs, rhs = cancelling(
+        spread((128, 128), F32, -20, 20), spread((128, 64), F32, -20, 20), 2.0**70
+    )
+    lhs[3, 7] = 2.0**-149  # a subnormal operand, far below the rest
+    got = pe_pass(lhs, rhs)
+    rows = np.repeat(lhs.astype(np.float64), 64, axis=0)
+    columns = np.tile(rhs.T.astype(np.float64), (128, 1))
+    np.testing.assert_array_equal(bits(got).ravel(), bits(exact_sums(rows, columns)))
+    sample = RNG.choice(128 * 64, size=40, replace=False)
+    for flat in sample:
+        i, j = divmod(int(flat), 64)
+        want = exact_pass(lhs[i : i + 1], rhs[:, j : j + 1])
+        np.testing.assert_array_equal(bits(got[i : i + 1, j : j + 1]), bits(want))
