@@ -13,10 +13,10 @@ never depends on the other elements of the array (branches are ``np.where`` or a
 split of the elements by range), so batching does not change a result.
 
 Accuracy (float64 ulps, measured by ``test/numerics/test_elementary.py`` against
-high-precision :mod:`decimal` evaluations): ``exp``, ``log``, ``log1p`` within 1 ulp;
-``expm1``, ``sigmoid``, ``tanh``, ``softplus``, ``erf``, ``erfc``, the GELU variants and
-SiLU within a few ulps; ``power(a, b)`` within about ``(2 + |b ln a|)`` ulps (exp of a
-rounded product). See ``docs/numerics.md`` ("Elementary functions").
+150-digit :mod:`decimal` evaluations): ``exp``, ``log``, ``log1p``, ``expm1`` within 1
+ulp; ``sigmoid``, ``softplus``, ``erf``, SiLU within 2; ``tanh``, ``erfc``, the GELU
+variants within 3 (normal results); ``power(a, b)`` within about ``2 + 2 |b ln a|``. See
+``docs/numerics.md`` ("Elementary functions").
 """
 
 from __future__ import annotations
@@ -85,6 +85,30 @@ def _f64(x: object) -> np.ndarray:
     return np.asarray(x, dtype=F64)
 
 
+_CHUNK = 8192  # elements per pass: the temporaries stay in cache and off mmap
+
+
+def _elementwise(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Run ``fn`` on the broadcast, flattened float64 arguments, 8192 elements at a time
+    (each element's result depends on that element only, so chunks change no bit; fresh
+    whole-array temporaries would page-fault), and give the result the input's shape."""
+
+    @functools.wraps(fn)
+    def run(*args: object) -> np.ndarray:
+        arrays = np.broadcast_arrays(*(_f64(a) for a in args))
+        shape = arrays[0].shape
+        flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
+        n = flat[0].size
+        if n <= _CHUNK:
+            return fn(*flat).reshape(shape)
+        out = np.empty(n, F64)
+        for start in range(0, n, _CHUNK):
+            out[start : start + _CHUNK] = fn(*(a[start : start + _CHUNK] for a in flat))
+        return out.reshape(shape)
+
+    return run
+
+
 def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Veltkamp's split: ``a = hi + lo`` exactly, each with at most 26 significant bits
     (``|a|`` below 2**995, so nothing overflows)."""
@@ -101,6 +125,22 @@ def _two_square(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return p, e
 
 
+def _two_product(a: np.ndarray, b: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """Dekker's product ``a * b = p + e`` exactly (``|a|, |b|`` below 2**995)."""
+    p = a * b
+    a_hi, a_lo = _split(a)
+    b_hi, b_lo = _split(np.asarray(b, F64))
+    e = (((a_hi * b_hi - p) + a_hi * b_lo) + a_lo * b_hi) + a_lo * b_lo
+    return p, e
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Knuth's sum ``a + b = s + e`` exactly."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
 def _horner(coefficients: tuple[float, ...], z: np.ndarray) -> np.ndarray:
     """``c0 + z (c1 + z (c2 + ...))``."""
     acc = np.full_like(z, coefficients[-1])
@@ -111,8 +151,8 @@ def _horner(coefficients: tuple[float, ...], z: np.ndarray) -> np.ndarray:
 
 # -------------------------------------------------------------------------- exp
 
-_EXP_BITS = 6
-_EXP_N = 1 << _EXP_BITS  # table of 2**(j/64)
+_EXP_BITS = 8
+_EXP_N = 1 << _EXP_BITS  # table of 2**(j/256)
 _EXP_INV_L = float(_CTX.divide(Decimal(_EXP_N), _LN2))
 _EXP_L1 = _truncated(_CTX.divide(_LN2, Decimal(_EXP_N)), 34)  # k * L1 exact for |k| < 2**19
 _EXP_L2 = float(_CTX.subtract(_CTX.divide(_LN2, Decimal(_EXP_N)), Decimal(_EXP_L1)))
@@ -121,45 +161,44 @@ _EXP_TABLE = [
 ]
 _EXP_T_HI = np.array([hi for hi, _ in _EXP_TABLE], dtype=F64)
 _EXP_T_LO = np.array([lo for _, lo in _EXP_TABLE], dtype=F64)
-# exp(r) - 1 = r + r^2 (1/2 + r (1/6 + ...)) for |r| <= ln2 / 128 (truncation < 2**-70)
-_EXPM1_TAIL = tuple(float(Fraction(1, _factorial)) for _factorial in (2, 6, 24, 120, 720, 5040))
+# exp(r) - 1 = r + r^2 (1/2 + r (1/6 + r (1/24 + r / 120))) for |r| <= ln2 / 512
+# (the first term left out, r^6 / 720, is below 2**-66)
+_C2, _C3, _C4, _C5 = (float(Fraction(1, f)) for f in (2, 6, 24, 120))
 _EXP_MAX = 709.782712893384  # above: overflow (the reduction below clips to +-750 first)
 
 
 def _exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``exp(x) = 2**m * (hi + lo)`` for finite ``x`` in [-750, 750]: ``hi = 2**(j/64)``
-    rounded, ``lo`` the rest (``|lo| < 0.011 hi``), ``m`` int32.
+    """``exp(x) = 2**m * (hi + lo)`` for ``x`` in [-750, 750]: ``hi = 2**(j/256)``
+    rounded, ``lo`` the rest (``|lo| < 0.003 hi``), ``m`` int32; a NaN ``x`` gives a NaN
+    ``lo`` (``hi`` and ``m`` are then meaningless but finite).
 
-    ``x = k ln2/64 + r`` with ``k = rint(64 x / ln2)``; ``k * L1`` is exact (L1 has 34
-    bits, ``|k| < 2**17``) and ``x - k L1`` is exact (Sterbenz), so ``r`` carries one
-    rounding of a term below ``2**-7``."""
+    ``x = k ln2/256 + r`` with ``k = rint(256 x / ln2)``; ``k * L1`` is exact (L1 has 34
+    bits, ``|k| < 2**19``) and ``x - k L1`` is exact (Sterbenz), so ``r`` carries one
+    rounding of a term below ``2**-9``."""
     k = np.rint(x * _EXP_INV_L)
     r = (x - k * _EXP_L1) - k * _EXP_L2
-    ki = k.astype(np.int64)
+    with np.errstate(invalid="ignore"):  # NaN -> some integer; lo stays NaN
+        ki = k.astype(np.int64)
     j = ki & (_EXP_N - 1)
     m = (ki >> _EXP_BITS).astype(np.int32)
-    p = r + (r * r) * _horner(_EXPM1_TAIL, r)
+    p = r + (r * r) * (_C2 + r * (_C3 + r * (_C4 + r * _C5)))
     t_hi = _EXP_T_HI[j]
     return m, t_hi, _EXP_T_LO[j] + t_hi * p
 
 
-def _finite_or_zero(x: np.ndarray) -> np.ndarray:
-    return np.where(np.isnan(x), 0.0, np.clip(x, -750.0, 750.0))
-
-
+@_elementwise
 def exp(x: object) -> np.ndarray:
     """``e**x`` (within 1 ulp; overflow to +Inf, gradual underflow to 0)."""
-    x = _f64(x)
-    m, hi, lo = _exp_parts(_finite_or_zero(x))
+    m, hi, lo = _exp_parts(np.clip(_f64(x), -750.0, 750.0))  # NaN stays NaN
     with np.errstate(over="ignore"):
-        y = np.ldexp(hi + lo, m)
-    return np.where(np.isnan(x), x, y)
+        return np.ldexp(hi + lo, m)
 
 
+@_elementwise
 def expm1(x: object) -> np.ndarray:
     """``e**x - 1`` without the cancellation near 0."""
     x = _f64(x)
-    m, hi, lo = _exp_parts(_finite_or_zero(x))
+    m, hi, lo = _exp_parts(np.clip(x, -750.0, 750.0))
     # 2**m hi - 1 is exact for -1 <= m <= 52 (Sterbenz / a shared ulp); else rounded once
     with np.errstate(over="ignore", invalid="ignore"):
         y = (np.ldexp(hi, m) - 1.0) + np.ldexp(lo, m)
@@ -197,6 +236,7 @@ def _log_core(x: np.ndarray, correction: np.ndarray | None = None) -> np.ndarray
     return e * _LN2_HI - ((hfsq - (s * (hfsq + r) + tail)) - f)
 
 
+@_elementwise
 def log(x: object) -> np.ndarray:
     """Natural logarithm (within 1 ulp); ``log(0) = -Inf``, negative -> NaN."""
     x = _f64(x)
@@ -207,6 +247,7 @@ def log(x: object) -> np.ndarray:
     return np.where((x < 0.0) | np.isnan(x), np.nan, y)
 
 
+@_elementwise
 def log1p(x: object) -> np.ndarray:
     """``log(1 + x)`` without the cancellation near 0."""
     x = _f64(x)
@@ -224,6 +265,7 @@ def log1p(x: object) -> np.ndarray:
 # ------------------------------------------------------ exp-based activations
 
 
+@_elementwise
 def sigmoid(x: object) -> np.ndarray:
     """``1 / (1 + e**-x)``, as ``e**x / (1 + e**x)`` for negative x (no overflow)."""
     x = _f64(x)
@@ -231,6 +273,7 @@ def sigmoid(x: object) -> np.ndarray:
     return np.where(x >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
+@_elementwise
 def tanh(x: object) -> np.ndarray:
     """``tanh x = E / (E + 2)`` with ``E = expm1(2|x|)``, the sign of x (``tanh(-0) =
     -0``); exactly +-1 beyond |x| = 20."""
@@ -241,6 +284,7 @@ def tanh(x: object) -> np.ndarray:
     return np.where(np.isnan(x), x, np.copysign(t, x))
 
 
+@_elementwise
 def softplus(x: object) -> np.ndarray:
     """``log(1 + e**x) = max(x, 0) + log1p(e**-|x|)``."""
     x = _f64(x)
@@ -248,24 +292,57 @@ def softplus(x: object) -> np.ndarray:
     return np.where(np.isnan(x), x, y)
 
 
+@_elementwise
 def silu(x: object) -> np.ndarray:
     """SiLU ``x * sigmoid(x)``."""
     x = _f64(x)
     return x * sigmoid(x)
 
 
+def _sigmoid_of_pair(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """``sigmoid(hi + lo)`` for a small ``lo``: ``s + s (1 - s) lo`` with ``s =
+    sigmoid(hi)`` (first order; ``lo`` is below an ulp of ``hi``)."""
+    s = sigmoid(hi)
+    return s + s * ((1.0 - s) * lo)
+
+
+_C1702_HI, _C1702_LO = _hi_lo(Decimal("1.702"))
+_C044715_HI, _C044715_LO = _hi_lo(Decimal("0.044715"))
+_TWO_SQRT_2_OVER_PI_HI, _TWO_SQRT_2_OVER_PI_LO = _hi_lo(
+    _CTX.multiply(2, _CTX.sqrt(_CTX.divide(Decimal(2), _PI)))
+)
+_SATURATED = 1000.0  # |argument| beyond which the sigmoids below are exactly 0 or 1
+
+
+@_elementwise
 def gelu_apprx_sigmoid(x: object) -> np.ndarray:
-    """``x * sigmoid(1.702 x)`` (nkilib's Swish / NKI's gelu_apprx_sigmoid)."""
+    """``x * sigmoid(1.702 x)`` (nkilib's Swish / NKI's gelu_apprx_sigmoid); ``1.702 x``
+    is formed exactly as a pair (Dekker) from 1.702 to 32 digits, so its rounding is not
+    amplified where the result is ``x e**(1.702 x)``."""
     x = _f64(x)
-    return x * sigmoid(1.702 * x)
+    xc = np.clip(np.where(np.isnan(x), 0.0, x), -_SATURATED, _SATURATED)
+    t, t_lo = _two_product(xc, _C1702_HI)
+    return x * _sigmoid_of_pair(t, t_lo + xc * _C1702_LO)
 
 
+@_elementwise
 def gelu_apprx_tanh(x: object) -> np.ndarray:
     """``0.5 x (1 + tanh(u))``, ``u = sqrt(2/pi) (x + 0.044715 x**3)``, evaluated as the
-    equal ``x * sigmoid(2u)`` (no cancellation for negative x; ``x**3`` as ``x*x*x``)."""
+    equal ``x * sigmoid(2u)`` (no cancellation for negative x), with ``2u`` carried as a
+    pair (Dekker products, Knuth sums; the constants to 32 digits) so its rounding is not
+    amplified where the result is ``x e**(2u)``."""
     x = _f64(x)
-    u = SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x))
-    return x * sigmoid(2.0 * u)
+    xc = np.clip(np.where(np.isnan(x), 0.0, x), -_SATURATED, _SATURATED)
+    p, p_lo = _two_square(xc)  # x^2
+    q, q_lo = _two_product(xc, p)  # x^3 = q + q_lo + x p_lo
+    q_lo = q_lo + xc * p_lo
+    r, r_lo = _two_product(q, _C044715_HI)  # 0.044715 x^3
+    r_lo = r_lo + (_C044715_HI * q_lo + _C044715_LO * q)
+    v, v_lo = _two_sum(xc, r)  # x + 0.044715 x^3
+    v_lo = v_lo + r_lo
+    w, w_lo = _two_product(v, _TWO_SQRT_2_OVER_PI_HI)  # 2u
+    w_lo = w_lo + (_TWO_SQRT_2_OVER_PI_HI * v_lo + _TWO_SQRT_2_OVER_PI_LO * v)
+    return x * _sigmoid_of_pair(w, w_lo)
 
 
 # -------------------------------------------------------------------- erf, erfc
@@ -376,19 +453,7 @@ def _square_of(a: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     return p * scale, e * scale
 
 
-def _flat(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[object], np.ndarray]:
-    """Run ``fn`` on the flattened float64 array (it selects elements by masks) and give
-    the result the input's shape."""
-
-    @functools.wraps(fn)
-    def run(x: object) -> np.ndarray:
-        x = _f64(x)
-        return fn(x.ravel()).reshape(x.shape)
-
-    return run
-
-
-@_flat
+@_elementwise
 def erf(x: np.ndarray) -> np.ndarray:
     """The error function: Maclaurin series below 1/2, ``1 - erfc`` above."""
     a = np.minimum(np.abs(x), _ERFC_ZERO)
@@ -401,7 +466,7 @@ def erf(x: np.ndarray) -> np.ndarray:
     return out
 
 
-@_flat
+@_elementwise
 def erfc(x: np.ndarray) -> np.ndarray:
     """The complementary error function ``1 - erf(x)``, accurate in the tail."""
     a = np.minimum(np.abs(x), _ERFC_ZERO)
@@ -415,7 +480,7 @@ def erfc(x: np.ndarray) -> np.ndarray:
     return out
 
 
-@_flat
+@_elementwise
 def gelu(x: np.ndarray) -> np.ndarray:
     """``0.5 x (1 + erf(x / sqrt 2))``: ``x - 0.5 x erfc(z)`` for positive x and ``0.5 x
     erfc(-z)`` for negative x (no cancellation), ``z**2 = x*x/2`` exactly."""
@@ -436,6 +501,7 @@ def gelu(x: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------ power
 
 
+@_elementwise
 def power(a: object, b: object) -> np.ndarray:
     """``a ** b`` with C99 ``pow``'s special cases: ``exp(b log|a|)`` for general b, with
     the sign of a for odd integer b, NaN for negative a and non-integer b. Integer
