@@ -31,7 +31,6 @@ as core 0 of 1.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -66,6 +65,7 @@ from mxdsl.interpreters import (
     numpy_dtype,
     round_to,
 )
+from mxdsl.numerics import elementary
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
@@ -217,7 +217,7 @@ _ARITH: dict[nisa.AluOp, Callable[[Any, Any], Any]] = {
     nisa.AluOp.LOGICAL_AND: lambda a, b: _f(np.logical_and(_as_bool(a), _as_bool(b))),
     nisa.AluOp.LOGICAL_OR: lambda a, b: _f(np.logical_or(_as_bool(a), _as_bool(b))),
     nisa.AluOp.LOGICAL_XOR: lambda a, b: _f(np.logical_xor(_as_bool(a), _as_bool(b))),
-    nisa.AluOp.POWER: np.power,
+    nisa.AluOp.POWER: lambda a, b: _power(a, b),
     nisa.AluOp.ABS_MAX: lambda a, b: np.maximum(np.abs(a), np.abs(b)),
     nisa.AluOp.ABS_MIN: lambda a, b: np.minimum(np.abs(a), np.abs(b)),
     nisa.AluOp.BITWISE_AND: np.bitwise_and,
@@ -240,6 +240,15 @@ _REDUCE: dict[nisa.AluOp, Callable[..., Any]] = {
     nisa.AluOp.BITWISE_OR: np.bitwise_or.reduce,
     nisa.AluOp.BITWISE_XOR: np.bitwise_xor.reduce,
 }
+
+
+def _power(a: Any, b: Any) -> Any:
+    """Integer operands: numpy's exact integer power; floats (the f32 domain):
+    :func:`mxdsl.numerics.elementary.power` in float64, rounded to f32."""
+    a, b = np.asarray(a), np.asarray(b)
+    if not (is_float_dtype(a.dtype) or is_float_dtype(b.dtype)):
+        return np.power(a, b)
+    return elementary.power(a, b).astype(F32)
 
 
 def alu(op: nisa.AluOp, a: Any, b: Any) -> Any:
@@ -271,38 +280,23 @@ def _scalar_in_domain(value: Any, domain: np.dtype) -> Any:
 # -------------------------------------------------------------------- activations
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    try:
-        from scipy.special import erf  # pyright: ignore[reportMissingImports]
-
-        return np.asarray(erf(x), dtype=np.float64)
-    except ImportError:  # scipy is not a declared dependency
-        return np.asarray(np.frompyfunc(math.erf, 1, 1)(x), dtype=np.float64)
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-x))
-
-
 _ACTIVATIONS: dict[nisa.ActivationFunction, Callable[[np.ndarray], np.ndarray]] = {
     nisa.ActivationFunction.COPY: lambda x: x,
     nisa.ActivationFunction.SQUARE: lambda x: x * x,
-    nisa.ActivationFunction.SIGMOID: _sigmoid,
+    nisa.ActivationFunction.SIGMOID: elementary.sigmoid,
     nisa.ActivationFunction.RELU: lambda x: np.maximum(x, 0.0),
-    nisa.ActivationFunction.GELU: lambda x: 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0))),
-    nisa.ActivationFunction.GELU_APPRX_TANH: lambda x: (
-        0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
-    ),
-    nisa.ActivationFunction.GELU_APPRX_SIGMOID: lambda x: x * _sigmoid(1.702 * x),
-    nisa.ActivationFunction.SILU: lambda x: x * _sigmoid(x),
-    nisa.ActivationFunction.TANH: np.tanh,
-    nisa.ActivationFunction.EXP: np.exp,
-    nisa.ActivationFunction.LOG: np.log,
+    nisa.ActivationFunction.GELU: elementary.gelu,
+    nisa.ActivationFunction.GELU_APPRX_TANH: elementary.gelu_apprx_tanh,
+    nisa.ActivationFunction.GELU_APPRX_SIGMOID: elementary.gelu_apprx_sigmoid,
+    nisa.ActivationFunction.SILU: elementary.silu,
+    nisa.ActivationFunction.TANH: elementary.tanh,
+    nisa.ActivationFunction.EXP: elementary.exp,
+    nisa.ActivationFunction.LOG: elementary.log,
     nisa.ActivationFunction.SQRT: np.sqrt,
     nisa.ActivationFunction.RSQRT: lambda x: 1.0 / np.sqrt(x),
     nisa.ActivationFunction.RECIPROCAL: lambda x: 1.0 / x,
-    nisa.ActivationFunction.SOFTPLUS: lambda x: np.logaddexp(0.0, x),
-    nisa.ActivationFunction.ERF: _erf,
+    nisa.ActivationFunction.SOFTPLUS: elementary.softplus,
+    nisa.ActivationFunction.ERF: elementary.erf,
     nisa.ActivationFunction.ABS: np.abs,
     nisa.ActivationFunction.SIGN: np.sign,
 }

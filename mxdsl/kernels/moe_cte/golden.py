@@ -18,35 +18,27 @@ are no token.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from mxdsl.kernels.moe_cte.spec import ActFnType, ExpertAffinityScaleMode
+from mxdsl.numerics import elementary
 
 PRE = ExpertAffinityScaleMode.PRE_SCALE
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    try:
-        from scipy.special import erf  # pyright: ignore[reportMissingImports]
-
-        return np.asarray(erf(x))
-    except ImportError:  # pragma: no cover - scipy is optional
-        return np.vectorize(math.erf)(x)
-
-
 def activation(kind: ActFnType, x: np.ndarray) -> np.ndarray:
-    """The four MoE activations (nkilib's test goldens)."""
+    """The four MoE activations (nkilib's test goldens), in float64 from
+    :mod:`mxdsl.numerics.elementary` (the same bits on every machine)."""
     if kind == ActFnType.SiLU:
-        return x / (1.0 + np.exp(-x))
+        return elementary.silu(x)
     if kind == ActFnType.GELU:
-        return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+        return elementary.gelu(x)
     if kind == ActFnType.GELU_Tanh_Approx:
-        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+        return elementary.gelu_apprx_tanh(x)
     if kind == ActFnType.Swish:
-        return x / (1.0 + np.exp(-1.702 * x))
+        return elementary.gelu_apprx_sigmoid(x)
     raise ValueError(f"unknown activation {kind!r}")
 
 

@@ -17,7 +17,9 @@ HBM layouts (nkilib's, reference ``nki-isa-and-nkilib.md`` §3.2), ``kt4 = H / 5
 The activations are quantized on chip in the same geometry: hidden row ``x[h]`` is read
 as ``[4 (q), kt4 (t), 128 (p)]`` and the intermediate ``inter[i]`` as ``[nt (t), 4 (q),
 128 (p)]``; one E8M0 scale per 8 partitions x 4 lanes (the physical quantize_mx block).
-Everything MX here goes through :mod:`mxdsl.numerics` (quantize / dequantize, x4 packing).
+Everything MX here (quantize / dequantize, x4 packing) goes through
+:mod:`mxdsl.kernels.moe_cte.independent_mx`, written from the spec with ml_dtypes apart
+from the :mod:`mxdsl.numerics` the kernels' interpreters run, so a bug in either shows.
 """
 
 from __future__ import annotations
@@ -29,15 +31,7 @@ import ml_dtypes
 import numpy as np
 
 from mxdsl.kernels.moe_cte.golden import moe_cte_golden
-from mxdsl.kernels.moe_cte.routing import MoECTEInputs, golden_options
-from mxdsl.kernels.moe_cte.spec import (
-    MoECTEImplementation,
-    MoECTEOptions,
-    MoECTESizes,
-    MoECTESpec,
-)
-from mxdsl.numerics import (
-    MxFormat,
+from mxdsl.kernels.moe_cte.independent_mx import (  # not mxdsl.numerics: see its docstring
     dequantize_mx,
     pack_fp4_x4,
     pack_fp8_x4,
@@ -45,6 +39,14 @@ from mxdsl.numerics import (
     unpack_fp4_x4,
     unpack_fp8_x4,
 )
+from mxdsl.kernels.moe_cte.routing import MoECTEInputs, golden_options
+from mxdsl.kernels.moe_cte.spec import (
+    MoECTEImplementation,
+    MoECTEOptions,
+    MoECTESizes,
+    MoECTESpec,
+)
+from mxdsl.numerics import MxFormat
 
 PMAX = 128
 MX_TILE = 512  # contraction elements of one nc_matmul_mx pass: 128 partitions x 4 lanes

@@ -29,6 +29,7 @@ from mxdsl.kernels.moe_cte.spec import (
     MoECTESpec,
     QuantizationConfig,
 )
+from mxdsl.numerics import elementary
 
 
 @dataclass
@@ -69,7 +70,7 @@ def make_inputs(
     logits = rng.standard_normal((T, E))
     choice = np.argsort(-logits, axis=1)[:, :K]
     picked = np.take_along_axis(logits, choice, axis=1)
-    weights = np.exp(picked - picked.max(axis=1, keepdims=True))
+    weights = elementary.exp(picked - picked.max(axis=1, keepdims=True))
     weights /= weights.sum(axis=1, keepdims=True)
     affinity = np.zeros((T + 1, E))
     np.put_along_axis(affinity[:T], choice, weights, axis=1)

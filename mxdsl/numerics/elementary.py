@@ -1,0 +1,557 @@
+"""Elementary functions in float64, the same bits on every machine and install.
+
+Every transcendental the interpreters and the goldens evaluate (``exp``, ``log``, ``tanh``,
+``sigmoid``, ``erf``, ``softplus``, non-integer ``power``, the GELU variants, SiLU) is
+written here once, from IEEE-754 operations that are correctly rounded by definition:
+``+ - * /``, ``sqrt``, ``rint``, ``ldexp`` / ``frexp``, comparisons, ``np.where`` and table
+look-ups. numpy's own ``exp`` / ``log`` / ``tanh`` / ``power`` dispatch to SIMD code that
+differs in the last bit between CPUs, and ``erf`` came from scipy or ``math.erf``; none
+of them is used here. numpy never fuses a multiply and an add, so there is no FMA either.
+Constants and tables are computed at import (or first use) with :mod:`decimal`, which is
+software arithmetic and gives the same digits everywhere. The per-element algorithm
+never depends on the other elements of the array (branches are ``np.where`` or a fixed
+split of the elements by range), so batching does not change a result.
+
+Accuracy (float64 ulps, measured by ``test/numerics/test_elementary.py`` against
+150-digit :mod:`decimal` evaluations): ``exp``, ``log``, ``log1p``, ``expm1`` within 1
+ulp; ``sigmoid``, ``softplus``, ``erf``, SiLU within 2; ``tanh``, ``erfc``, the GELU
+variants within 3 (normal results); ``power(a, b)`` within about ``2 + 2 |b ln a|``. See
+``docs/numerics.md`` ("Elementary functions").
+"""
+
+from __future__ import annotations
+
+import decimal
+import functools
+import math
+from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
+from functools import cache
+
+import numpy as np
+
+F64 = np.float64
+
+_CTX = decimal.Context(prec=60, rounding=decimal.ROUND_HALF_EVEN)
+
+
+def _pi() -> Decimal:
+    """pi by Machin's formula, 16 atan(1/5) - 4 atan(1/239), in ``_CTX``."""
+
+    def atan_inv(n: int) -> Decimal:
+        x = _CTX.divide(Decimal(1), Decimal(n))
+        x2 = _CTX.multiply(x, x)
+        term, total, k = x, x, 1
+        while True:
+            term = _CTX.multiply(term, x2)
+            step = _CTX.divide(term, Decimal(2 * k + 1))
+            if step.is_zero() or step.adjusted() < -_CTX.prec - 5:
+                return total
+            total = _CTX.add(total, _CTX.minus(step) if k % 2 else step)
+            k += 1
+
+    return _CTX.subtract(
+        _CTX.multiply(Decimal(16), atan_inv(5)), _CTX.multiply(Decimal(4), atan_inv(239))
+    )
+
+
+def _hi_lo(d: Decimal) -> tuple[float, float]:
+    """``d`` as a float64 pair ``hi + lo`` (hi correctly rounded, lo the rounded rest)."""
+    hi = float(d)
+    return hi, float(_CTX.subtract(d, Decimal(hi)))
+
+
+def _truncated(d: Decimal, bits: int) -> float:
+    """Positive ``d`` truncated to a float64 of at most ``bits`` significant bits (so its
+    product with an integer below ``2**(53 - bits)`` is exact)."""
+    _, e = math.frexp(float(d))
+    scale = Fraction(2) ** (bits - e)
+    return float(Fraction(math.floor(Fraction(d) * scale)) / scale)
+
+
+_PI = _pi()
+_LN2 = _CTX.ln(Decimal(2))
+_SQRT_PI = _CTX.sqrt(_PI)
+_TWO_OVER_SQRT_PI = _CTX.divide(Decimal(2), _SQRT_PI)
+INV_SQRT2 = float(_CTX.divide(Decimal(1), _CTX.sqrt(Decimal(2))))
+_INV_SQRT_PI = float(_CTX.divide(Decimal(1), _SQRT_PI))
+SQRT_2_OVER_PI = float(_CTX.sqrt(_CTX.divide(Decimal(2), _PI)))
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _f64(x: object) -> np.ndarray:
+    return np.asarray(x, dtype=F64)
+
+
+_CHUNK = 8192  # elements per pass: the temporaries stay in cache and off mmap
+
+
+def _elementwise(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Run ``fn`` on the broadcast, flattened float64 arguments, 8192 elements at a time
+    (each element's result depends on that element only, so chunks change no bit; fresh
+    whole-array temporaries would page-fault), and give the result the input's shape."""
+
+    @functools.wraps(fn)
+    def run(*args: object) -> np.ndarray:
+        arrays = np.broadcast_arrays(*(_f64(a) for a in args))
+        shape = arrays[0].shape
+        flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
+        n = flat[0].size
+        if n <= _CHUNK:
+            return fn(*flat).reshape(shape)
+        out = np.empty(n, F64)
+        for start in range(0, n, _CHUNK):
+            out[start : start + _CHUNK] = fn(*(a[start : start + _CHUNK] for a in flat))
+        return out.reshape(shape)
+
+    return run
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Veltkamp's split: ``a = hi + lo`` exactly, each with at most 26 significant bits
+    (``|a|`` below 2**995, so nothing overflows)."""
+    t = 134217729.0 * a  # 2**27 + 1
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def _two_square(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dekker's product ``a * a = p + e`` exactly (``|a|`` below 2**995)."""
+    p = a * a
+    hi, lo = _split(a)
+    e = ((hi * hi - p) + 2.0 * (hi * lo)) + lo * lo
+    return p, e
+
+
+def _two_product(a: np.ndarray, b: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """Dekker's product ``a * b = p + e`` exactly (``|a|, |b|`` below 2**995)."""
+    p = a * b
+    a_hi, a_lo = _split(a)
+    b_hi, b_lo = _split(np.asarray(b, F64))
+    e = (((a_hi * b_hi - p) + a_hi * b_lo) + a_lo * b_hi) + a_lo * b_lo
+    return p, e
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Knuth's sum ``a + b = s + e`` exactly."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _horner(coefficients: tuple[float, ...], z: np.ndarray) -> np.ndarray:
+    """``c0 + z (c1 + z (c2 + ...))``."""
+    acc = np.full_like(z, coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        acc = c + z * acc
+    return acc
+
+
+# -------------------------------------------------------------------------- exp
+
+_EXP_BITS = 8
+_EXP_N = 1 << _EXP_BITS  # table of 2**(j/256)
+_EXP_INV_L = float(_CTX.divide(Decimal(_EXP_N), _LN2))
+_EXP_L1 = _truncated(_CTX.divide(_LN2, Decimal(_EXP_N)), 34)  # k * L1 exact for |k| < 2**19
+_EXP_L2 = float(_CTX.subtract(_CTX.divide(_LN2, Decimal(_EXP_N)), Decimal(_EXP_L1)))
+_EXP_TABLE = [
+    _hi_lo(_CTX.power(Decimal(2), _CTX.divide(Decimal(j), Decimal(_EXP_N)))) for j in range(_EXP_N)
+]
+_EXP_T_HI = np.array([hi for hi, _ in _EXP_TABLE], dtype=F64)
+_EXP_T_LO = np.array([lo for _, lo in _EXP_TABLE], dtype=F64)
+# exp(r) - 1 = r + r^2 (1/2 + r (1/6 + r (1/24 + r / 120))) for |r| <= ln2 / 512
+# (the first term left out, r^6 / 720, is below 2**-66)
+_C2, _C3, _C4, _C5 = (float(Fraction(1, f)) for f in (2, 6, 24, 120))
+_EXP_MAX = 709.782712893384  # above: overflow (the reduction below clips to +-750 first)
+
+
+def _exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``exp(x) = 2**m * (hi + lo)`` for ``x`` in [-750, 750]: ``hi = 2**(j/256)``
+    rounded, ``lo`` the rest (``|lo| < 0.003 hi``), ``m`` int32; a NaN ``x`` gives a NaN
+    ``lo`` (``hi`` and ``m`` are then meaningless but finite).
+
+    ``x = k ln2/256 + r`` with ``k = rint(256 x / ln2)``; ``k * L1`` is exact (L1 has 34
+    bits, ``|k| < 2**19``) and ``x - k L1`` is exact (Sterbenz), so ``r`` carries one
+    rounding of a term below ``2**-9``."""
+    k = np.rint(x * _EXP_INV_L)
+    r = (x - k * _EXP_L1) - k * _EXP_L2
+    with np.errstate(invalid="ignore"):  # NaN -> some integer; lo stays NaN
+        ki = k.astype(np.int64)
+    j = ki & (_EXP_N - 1)
+    m = (ki >> _EXP_BITS).astype(np.int32)
+    p = r + (r * r) * (_C2 + r * (_C3 + r * (_C4 + r * _C5)))
+    t_hi = _EXP_T_HI[j]
+    return m, t_hi, _EXP_T_LO[j] + t_hi * p
+
+
+@_elementwise
+def exp(x: object) -> np.ndarray:
+    """``e**x`` (within 1 ulp; overflow to +Inf, gradual underflow to 0)."""
+    m, hi, lo = _exp_parts(np.clip(_f64(x), -750.0, 750.0))  # NaN stays NaN
+    with np.errstate(over="ignore"):
+        return np.ldexp(hi + lo, m)
+
+
+@_elementwise
+def expm1(x: object) -> np.ndarray:
+    """``e**x - 1`` without the cancellation near 0."""
+    x = _f64(x)
+    m, hi, lo = _exp_parts(np.clip(x, -750.0, 750.0))
+    # 2**m hi - 1 is exact for -1 <= m <= 52 (Sterbenz / a shared ulp); else rounded once
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = (np.ldexp(hi, m) - 1.0) + np.ldexp(lo, m)
+    return np.where(np.isnan(x) | (x == 0.0), x, y)  # expm1(-0) = -0
+
+
+# -------------------------------------------------------------------------- log
+
+_LN2_HI = _truncated(_LN2, 40)  # e * LN2_HI exact for |e| < 2**13
+_LN2_LO = float(_CTX.subtract(_LN2, Decimal(_LN2_HI)))
+_SQRT_HALF = float(_CTX.sqrt(Decimal("0.5")))
+# log(1 + f) = 2 atanh(s), s = f / (2 + f): 2 s + s R(s^2), R = z (2/3 + 2z/5 + ...)
+_LOG_R = tuple(float(Fraction(2, 2 * n + 1)) for n in range(1, 12))
+_TINY = 2.0**-1022
+
+
+def _log_core(x: np.ndarray, correction: np.ndarray | None = None) -> np.ndarray:
+    """``log(x) (+ correction)`` for finite ``x > 0``; ``correction`` is a small absolute
+    term added before the last rounding (log1p's rounding error of ``1 + y``)."""
+    subnormal = x < _TINY
+    x = x * np.where(subnormal, 2.0**54, 1.0)  # exact
+    mant, e = np.frexp(x)  # x = mant * 2**e, mant in [0.5, 1)
+    low = mant < _SQRT_HALF
+    mant = np.where(low, mant * 2.0, mant)  # exact; now in [sqrt(1/2), sqrt(2))
+    e = e.astype(F64) - np.where(low, 1.0, 0.0) - np.where(subnormal, 54.0, 0.0)
+    f = mant - 1.0  # exact (Sterbenz)
+    s = f / (2.0 + f)
+    z = s * s
+    r = z * _horner(_LOG_R, z)
+    hfsq = 0.5 * f * f
+    tail = e * _LN2_LO
+    if correction is not None:
+        tail = tail + correction
+    # log(1 + f) = f - (hfsq - s (hfsq + R)) since hfsq (1 - s) = s f
+    return e * _LN2_HI - ((hfsq - (s * (hfsq + r) + tail)) - f)
+
+
+@_elementwise
+def log(x: object) -> np.ndarray:
+    """Natural logarithm (within 1 ulp); ``log(0) = -Inf``, negative -> NaN."""
+    x = _f64(x)
+    ok = (x > 0.0) & np.isfinite(x)
+    y = _log_core(np.where(ok, x, 1.0))
+    y = np.where(x == 0.0, -np.inf, y)
+    y = np.where(x == np.inf, np.inf, y)
+    return np.where((x < 0.0) | np.isnan(x), np.nan, y)
+
+
+@_elementwise
+def log1p(x: object) -> np.ndarray:
+    """``log(1 + x)`` without the cancellation near 0."""
+    x = _f64(x)
+    ok = (x > -1.0) & np.isfinite(x)
+    xs = np.where(ok, x, 0.0)
+    u = 1.0 + xs
+    # 1 + x rounded lost c = x - (u - 1) (u - 1 is exact here); log1p = log(u) + c / u
+    c = (xs - (u - 1.0)) / u
+    y = _log_core(u, c)
+    y = np.where(x == -1.0, -np.inf, y)
+    y = np.where((x == np.inf) | (x == 0.0), x, y)  # log1p(-0) = -0
+    return np.where((x < -1.0) | np.isnan(x), np.nan, y)
+
+
+# ------------------------------------------------------ exp-based activations
+
+
+@_elementwise
+def sigmoid(x: object) -> np.ndarray:
+    """``1 / (1 + e**-x)``, as ``e**x / (1 + e**x)`` for negative x (no overflow)."""
+    x = _f64(x)
+    e = exp(-np.abs(x))
+    return np.where(x >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+@_elementwise
+def tanh(x: object) -> np.ndarray:
+    """``tanh x = E / (E + 2)`` with ``E = expm1(2|x|)``, the sign of x (``tanh(-0) =
+    -0``); exactly +-1 beyond |x| = 20."""
+    x = _f64(x)
+    a = np.minimum(np.abs(x), 20.0)
+    e = expm1(2.0 * a)
+    t = np.where(a < 20.0, e / (e + 2.0), 1.0)
+    return np.where(np.isnan(x), x, np.copysign(t, x))
+
+
+@_elementwise
+def softplus(x: object) -> np.ndarray:
+    """``log(1 + e**x) = max(x, 0) + log1p(e**-|x|)``."""
+    x = _f64(x)
+    y = np.maximum(x, 0.0) + log1p(exp(-np.abs(x)))
+    return np.where(np.isnan(x), x, y)
+
+
+@_elementwise
+def silu(x: object) -> np.ndarray:
+    """SiLU ``x * sigmoid(x)``."""
+    x = _f64(x)
+    return x * sigmoid(x)
+
+
+def _sigmoid_of_pair(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """``sigmoid(hi + lo)`` for a small ``lo``: ``s + s (1 - s) lo`` with ``s =
+    sigmoid(hi)`` (first order; ``lo`` is below an ulp of ``hi``)."""
+    s = sigmoid(hi)
+    return s + s * ((1.0 - s) * lo)
+
+
+_C1702_HI, _C1702_LO = _hi_lo(Decimal("1.702"))
+_C044715_HI, _C044715_LO = _hi_lo(Decimal("0.044715"))
+_TWO_SQRT_2_OVER_PI_HI, _TWO_SQRT_2_OVER_PI_LO = _hi_lo(
+    _CTX.multiply(2, _CTX.sqrt(_CTX.divide(Decimal(2), _PI)))
+)
+_SATURATED = 1000.0  # |argument| beyond which the sigmoids below are exactly 0 or 1
+
+
+@_elementwise
+def gelu_apprx_sigmoid(x: object) -> np.ndarray:
+    """``x * sigmoid(1.702 x)`` (nkilib's Swish / NKI's gelu_apprx_sigmoid); ``1.702 x``
+    is formed exactly as a pair (Dekker) from 1.702 to 32 digits, so its rounding is not
+    amplified where the result is ``x e**(1.702 x)``."""
+    x = _f64(x)
+    xc = np.clip(np.where(np.isnan(x), 0.0, x), -_SATURATED, _SATURATED)
+    t, t_lo = _two_product(xc, _C1702_HI)
+    return x * _sigmoid_of_pair(t, t_lo + xc * _C1702_LO)
+
+
+@_elementwise
+def gelu_apprx_tanh(x: object) -> np.ndarray:
+    """``0.5 x (1 + tanh(u))``, ``u = sqrt(2/pi) (x + 0.044715 x**3)``, evaluated as the
+    equal ``x * sigmoid(2u)`` (no cancellation for negative x), with ``2u`` carried as a
+    pair (Dekker products, Knuth sums; the constants to 32 digits) so its rounding is not
+    amplified where the result is ``x e**(2u)``."""
+    x = _f64(x)
+    xc = np.clip(np.where(np.isnan(x), 0.0, x), -_SATURATED, _SATURATED)
+    p, p_lo = _two_square(xc)  # x^2
+    q, q_lo = _two_product(xc, p)  # x^3 = q + q_lo + x p_lo
+    q_lo = q_lo + xc * p_lo
+    r, r_lo = _two_product(q, _C044715_HI)  # 0.044715 x^3
+    r_lo = r_lo + (_C044715_HI * q_lo + _C044715_LO * q)
+    v, v_lo = _two_sum(xc, r)  # x + 0.044715 x^3
+    v_lo = v_lo + r_lo
+    w, w_lo = _two_product(v, _TWO_SQRT_2_OVER_PI_HI)  # 2u
+    w_lo = w_lo + (_TWO_SQRT_2_OVER_PI_HI * v_lo + _TWO_SQRT_2_OVER_PI_LO * v)
+    return x * _sigmoid_of_pair(w, w_lo)
+
+
+# -------------------------------------------------------------------- erf, erfc
+
+# erf(x) = x (a0 + z (a1 + ...)), z = x*x, a_n = 2/sqrt(pi) (-1)^n / (n! (2n + 1)), |x| < 1/2
+_ERF_SMALL = 0.5
+_ERF_A0_HI, _ERF_A0_LO = _hi_lo(_TWO_OVER_SQRT_PI)
+
+
+def _erf_series() -> tuple[float, ...]:
+    out, factorial = [], 1
+    for n in range(1, 15):
+        factorial *= n
+        a = _CTX.divide(_TWO_OVER_SQRT_PI, Decimal(factorial * (2 * n + 1)))
+        out.append(float(_CTX.minus(a) if n % 2 else a))
+    return tuple(out)
+
+
+_ERF_TAIL = _erf_series()
+
+# erfcx(z) = e**(z*z) erfc(z): Taylor polynomials at c = i/8 (i = 4 .. 48) for z in
+# [1/2, 6 + 1/16); a continued fraction beyond.
+_ERFCX_STEP = 8
+_ERFCX_FIRST, _ERFCX_LAST = 4, 48
+_ERFCX_DEGREE = 18
+_ERFCX_CF_FROM = (_ERFCX_LAST + 0.5) / _ERFCX_STEP
+_ERFCX_CF_DEPTH = 60
+
+
+def _erfcx_decimal(c: Decimal) -> Decimal:
+    """``e**(c*c) - 2/sqrt(pi) sum 2**n c**(2n+1) / (2n+1)!!`` (positive terms: erf's
+    series times e**(c*c)) at 60 digits, for 0 <= c <= 6 (at most 17 digits cancel)."""
+    c2 = _CTX.multiply(c, c)
+    term, total, n = c, c, 0
+    while True:
+        n += 1
+        term = _CTX.divide(_CTX.multiply(_CTX.multiply(term, c2), Decimal(2)), Decimal(2 * n + 1))
+        if term.adjusted() < total.adjusted() - _CTX.prec - 2:
+            break
+        total = _CTX.add(total, term)
+    return _CTX.subtract(_CTX.exp(c2), _CTX.multiply(_TWO_OVER_SQRT_PI, total))
+
+
+@cache
+def _erfcx_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per centre ``c``: ``a0`` as hi / lo and ``a_1 .. a_D`` (Taylor coefficients, from
+    ``y' = 2 z y - 2/sqrt(pi)``: ``a1 = 2c a0 - 2/sqrt(pi)``, ``a_{n+1} = (2c a_n + 2
+    a_{n-1}) / (n + 1)``)."""
+    hi, lo, rest = [], [], []
+    for i in range(_ERFCX_FIRST, _ERFCX_LAST + 1):
+        c = Decimal(i) / _ERFCX_STEP
+        a = [_erfcx_decimal(c)]
+        two_c = 2 * c  # exact
+        a.append(_CTX.subtract(_CTX.multiply(two_c, a[0]), _TWO_OVER_SQRT_PI))
+        for n in range(1, _ERFCX_DEGREE):
+            twice = _CTX.add(_CTX.multiply(two_c, a[n]), _CTX.multiply(2, a[n - 1]))
+            a.append(_CTX.divide(twice, Decimal(n + 1)))
+        h, low = _hi_lo(a[0])
+        hi.append(h)
+        lo.append(low)
+        rest.append([float(v) for v in a[1:]])
+    return np.array(hi, F64), np.array(lo, F64), np.array(rest, F64)
+
+
+def _erfcx(z: np.ndarray) -> np.ndarray:
+    """``e**(z*z) erfc(z)`` for ``z >= 1/2`` (finite)."""
+    out = np.empty_like(z)
+    near = z < _ERFCX_CF_FROM
+    zn = z[near]
+    i = np.rint(zn * _ERFCX_STEP).astype(np.int64)
+    h = zn - i / _ERFCX_STEP  # exact (Sterbenz: i/8 is within 1/16 of zn >= 1/2)
+    a0_hi, a0_lo, rest = _erfcx_tables()
+    row = i - _ERFCX_FIRST
+    acc = rest[row, -1]
+    for n in range(_ERFCX_DEGREE - 2, -1, -1):
+        acc = rest[row, n] + h * acc
+    out[near] = a0_hi[row] + (a0_lo[row] + h * acc)
+    far = ~near
+    zf = z[far]
+    # e**(z*z) erfc(z) = (1/sqrt(pi)) / (z + (1/2) / (z + (2/2) / (z + (3/2) / ...)))
+    t = zf.copy()
+    for n in range(_ERFCX_CF_DEPTH, 0, -1):
+        t = zf + (0.5 * n) / t
+    out[far] = _INV_SQRT_PI / t
+    return out
+
+
+def _erfc_positive(z: np.ndarray, z2_hi: np.ndarray, z2_lo: np.ndarray) -> np.ndarray:
+    """``erfc(z)`` for ``z >= 1/2`` given ``z*z = z2_hi + z2_lo`` (exact or nearly):
+    ``e**-(z2_hi) (1 - z2_lo) erfcx(z)``."""
+    e = exp(-z2_hi)
+    return (e - e * z2_lo) * _erfcx(z)
+
+
+def _erf_small(x: np.ndarray) -> np.ndarray:
+    """erf for ``|x| < 1/2`` by its Maclaurin series."""
+    z = x * x
+    return x * _ERF_A0_HI + x * (_ERF_A0_LO + z * _horner(_ERF_TAIL, z))
+
+
+_ERFC_ZERO = 27.5  # erfc underflows to 0 beyond 27.3
+
+
+def _square_of(a: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(scale a)**2`` as hi + lo for ``scale`` 1 or 1/2 (the latter for ``a / sqrt 2``,
+    squared exactly as ``a*a / 2``)."""
+    p, e = _two_square(a)
+    return p * scale, e * scale
+
+
+@_elementwise
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function: Maclaurin series below 1/2, ``1 - erfc`` above."""
+    a = np.minimum(np.abs(x), _ERFC_ZERO)
+    small = a < _ERF_SMALL
+    out = np.where(np.isnan(x), x, np.copysign(1.0, x))
+    out[small] = _erf_small(x[small])
+    mid = ~small & ~np.isnan(x)
+    hi, lo = _square_of(a[mid], 1.0)
+    out[mid] = np.copysign(1.0 - _erfc_positive(a[mid], hi, lo), x[mid])
+    return out
+
+
+@_elementwise
+def erfc(x: np.ndarray) -> np.ndarray:
+    """The complementary error function ``1 - erf(x)``, accurate in the tail."""
+    a = np.minimum(np.abs(x), _ERFC_ZERO)
+    small = a < _ERF_SMALL
+    out = np.where(np.isnan(x), x, np.where(x > 0.0, 0.0, 2.0))
+    out[small] = 1.0 - _erf_small(x[small])
+    mid = ~small & ~np.isnan(x)
+    hi, lo = _square_of(a[mid], 1.0)
+    tail = _erfc_positive(a[mid], hi, lo)
+    out[mid] = np.where(x[mid] > 0.0, tail, 2.0 - tail)
+    return out
+
+
+@_elementwise
+def gelu(x: np.ndarray) -> np.ndarray:
+    """``0.5 x (1 + erf(x / sqrt 2))``: ``x - 0.5 x erfc(z)`` for positive x and ``0.5 x
+    erfc(-z)`` for negative x (no cancellation), ``z**2 = x*x/2`` exactly."""
+    a = np.minimum(np.abs(x), _ERFC_ZERO * 1.5)
+    z = a * INV_SQRT2
+    small = z < _ERF_SMALL
+    half = 0.5 * x
+    out = x.copy()  # NaN stays NaN; every other element is overwritten
+    out[small] = half[small] * (1.0 + _erf_small(x[small] * INV_SQRT2))
+    mid = ~small & ~np.isnan(x)
+    hi, lo = _square_of(a[mid], 0.5)
+    tail = _erfc_positive(z[mid], hi, lo)
+    with np.errstate(invalid="ignore"):  # inf * 0 in the branch not taken (and -inf)
+        out[mid] = np.where(x[mid] > 0.0, half[mid] * (2.0 - tail), half[mid] * tail)
+    return out
+
+
+# ------------------------------------------------------------------------ power
+
+
+@_elementwise
+def power(a: object, b: object) -> np.ndarray:
+    """``a ** b`` with C99 ``pow``'s special cases: ``exp(b log|a|)`` for general b, with
+    the sign of a for odd integer b, NaN for negative a and non-integer b. Integer
+    ``|b| <= 64``: binary powering of ``|a|`` (exact whenever the intermediate powers
+    are, at most 13 roundings otherwise), then its reciprocal for negative b."""
+    a, b = np.broadcast_arrays(_f64(a), _f64(b))
+    a = np.asarray(a, F64)
+    b = np.asarray(b, F64)
+    integer = np.isfinite(b) & (np.floor(b) == b)
+    odd = integer & (np.abs(np.fmod(np.where(integer, b, 0.0), 2.0)) == 1.0)
+    mag = np.abs(a)
+    with np.errstate(all="ignore"):
+        y = exp(b * log(mag))
+        # integer exponents up to 64 in magnitude: binary powering (then 1 / that)
+        small = integer & (np.abs(b) <= 64)
+        n = np.where(small, np.abs(b), 0.0).astype(np.int64)
+        square, acc = mag, np.ones_like(mag)
+        for bit in range(7):
+            acc = np.where(((n >> bit) & 1) == 1, acc * square, acc)
+            square = square * square
+        negative = b < 0.0
+        # a reciprocal only of a normal power (else the exp / log form)
+        normal = (acc >= _TINY) & (acc < np.inf)
+        y = np.where(small & (~negative | normal), np.where(negative, 1.0 / acc, acc), y)
+        y = np.where(odd & (np.signbit(a)), -y, y)
+        y = np.where((a < 0.0) & ~integer & np.isfinite(a), np.nan, y)
+        # b = +-Inf: |a| = 1 -> 1, else 0 or Inf by |a| < 1 and the sign of b
+        inf_b = np.isinf(b)
+        y = np.where(inf_b, np.where((mag < 1.0) == (b > 0), 0.0, np.inf), y)
+        y = np.where(inf_b & (mag == 1.0), 1.0, y)
+        y = np.where(np.isnan(a) | np.isnan(b), np.nan, y)
+        y = np.where((b == 0.0) | (a == 1.0), 1.0, y)
+    return y
+
+
+__all__ = [
+    "INV_SQRT2",
+    "SQRT_2_OVER_PI",
+    "erf",
+    "erfc",
+    "exp",
+    "expm1",
+    "gelu",
+    "gelu_apprx_sigmoid",
+    "gelu_apprx_tanh",
+    "log",
+    "log1p",
+    "power",
+    "sigmoid",
+    "silu",
+    "softplus",
+    "tanh",
+]
