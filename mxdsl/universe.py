@@ -30,7 +30,12 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Bir
 
-    return {"hlo": get_hlo, "nisa": get_nisa, "bir": get_bir}
+    def get_stablehlo() -> Dialect:
+        from mxdsl.dialects.stablehlo import StableHLO
+
+        return StableHLO
+
+    return {"hlo": get_hlo, "nisa": get_nisa, "bir": get_bir, "stablehlo": get_stablehlo}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
