@@ -7,7 +7,9 @@ For every case: ``NAME.mlir``, the text of ``jax.jit(f).trace(...).lower(
 lowering_platforms=(PLATFORM,)).as_text()`` as JAX wrote it (``cuda`` gives the
 ``__op$block_scaled_dot`` custom call, ``rocm`` the ``xla.scaled_dot`` composite; lowering
 for either works on a CPU-only host); ``NAME.inputs.npz``, seeded inputs in mx-run's
-convention (``arg0``, ...; fp8 / E8M0 / bf16 as uint8 / uint16 bit patterns); and
+convention (``arg0``, ...; fp8 / E8M0 / bf16 as uint8 / uint16 bit patterns); for the
+``scaled_matmul`` cases ``NAME.packed-inputs.npz``, the same with the FP8 operands packed
+four per little-endian ui32 along K (for ``import-stablehlo{packed-arguments=true}``); and
 for the ``scaled_dot_general`` cases ``NAME.jax.npz``, JAX's own MXFP8 quantization of
 those inputs computed on this host's CPU (``lhs_q``, ``lhs_scales``, ``rhs_q``,
 ``rhs_scales`` as uint8 bit patterns, over the (B, M, K) / (B, N, K) operands of the
@@ -32,10 +34,15 @@ RNG_SEED = 18
 
 def _bits(array: np.ndarray) -> np.ndarray:
     """mx-run's .npz convention: narrow floats as their bit patterns."""
-    if array.dtype.itemsize == 1 and array.dtype.kind == "V" or array.dtype in (
-        np.dtype(ml_dtypes.float8_e4m3fn),
-        np.dtype(ml_dtypes.float8_e5m2),
-        np.dtype(ml_dtypes.float8_e8m0fnu),
+    if (
+        array.dtype.itemsize == 1
+        and array.dtype.kind == "V"
+        or array.dtype
+        in (
+            np.dtype(ml_dtypes.float8_e4m3fn),
+            np.dtype(ml_dtypes.float8_e5m2),
+            np.dtype(ml_dtypes.float8_e8m0fnu),
+        )
     ):
         return array.view(np.uint8)
     if array.dtype == np.dtype(ml_dtypes.bfloat16):
@@ -108,10 +115,22 @@ BATCHED = (((2,), (1,)), ((0,), (0,)))
 
 CASES = {
     # name: (platform, (f, args))
-    "scaled_matmul_cuda_e4m3fn_f32": ("cuda", scaled_matmul_case(1, 4, 8, 64, E4M3, jnp.float32, 1)),
-    "scaled_matmul_rocm_e4m3fn_f32": ("rocm", scaled_matmul_case(1, 4, 8, 64, E4M3, jnp.float32, 1)),
-    "scaled_matmul_cuda_e5m2_bf16": ("cuda", scaled_matmul_case(2, 16, 8, 128, E5M2, jnp.bfloat16, 2)),
-    "scaled_matmul_rocm_e5m2_bf16": ("rocm", scaled_matmul_case(2, 16, 8, 128, E5M2, jnp.bfloat16, 2)),
+    "scaled_matmul_cuda_e4m3fn_f32": (
+        "cuda",
+        scaled_matmul_case(1, 4, 8, 64, E4M3, jnp.float32, 1),
+    ),
+    "scaled_matmul_rocm_e4m3fn_f32": (
+        "rocm",
+        scaled_matmul_case(1, 4, 8, 64, E4M3, jnp.float32, 1),
+    ),
+    "scaled_matmul_cuda_e5m2_bf16": (
+        "cuda",
+        scaled_matmul_case(2, 16, 8, 128, E5M2, jnp.bfloat16, 2),
+    ),
+    "scaled_matmul_rocm_e5m2_bf16": (
+        "rocm",
+        scaled_matmul_case(2, 16, 8, 128, E5M2, jnp.bfloat16, 2),
+    ),
     "scaled_matmul_cuda_e4m3fn_f32_k1024": (
         "cuda",
         scaled_matmul_case(1, 16, 8, 1024, E4M3, jnp.float32, 3),
@@ -136,6 +155,13 @@ def main() -> None:
         lowered = jax.jit(f).trace(*args).lower(lowering_platforms=(platform,))
         (HERE / f"{name}.mlir").write_text(lowered.as_text())
         np.savez(HERE / f"{name}.inputs.npz", **{f"arg{i}": _bits(a) for i, a in enumerate(args)})
+        if name.startswith("scaled_matmul"):
+            # the same inputs with the FP8 operands as ui32 words, 4 codes per word along K
+            # (little-endian, element 4k + j in byte j): for import-stablehlo{packed-arguments}
+            packed = {f"arg{i}": _bits(a) for i, a in enumerate(args)}
+            for key in ("arg0", "arg1"):
+                packed[key] = np.ascontiguousarray(packed[key]).view("<u4")
+            np.savez(HERE / f"{name}.packed-inputs.npz", **packed)
         if quantized is not None:
             np.savez(HERE / f"{name}.jax.npz", **quantized)
         print(f"{name}: {platform}")

@@ -14,6 +14,8 @@ import pytest
 from xdsl.passes import ModulePass
 
 from mxdsl.interpreters import make_interpreter
+from mxdsl.transforms.import_stablehlo import ImportStableHloPass
+from mxdsl.transforms.legalize_scaled_matmul import LegalizeScaledMatmulPass
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
 
@@ -74,6 +76,8 @@ def test_scaled_matmul_bit_exact(name: str, fp8: str, out: np.dtype) -> None:
     expected = exact_block_dot(*inputs, batch=True).astype(out)
     assert result.dtype == out
     np.testing.assert_array_equal(result.view(np.uint8), expected.view(np.uint8))
+    imported = run_file(name, inputs, [ImportStableHloPass(), LegalizeScaledMatmulPass()])
+    np.testing.assert_array_equal(imported.view(np.uint8), expected.view(np.uint8))
 
 
 def test_rocm_composite_runs_its_decomposition() -> None:
