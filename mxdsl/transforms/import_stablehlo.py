@@ -18,8 +18,10 @@
    ``dequantize_type`` / ``preferred_element_type`` the result type.
 3. Private functions nothing refers to any more (the composites' decompositions, the
    inlined helpers) are erased.
-4. ``stablehlo.constant``, ``convert`` and ``dot_general`` (default precision) become
-   their ``hlo`` namesakes; every other op stays a ``stablehlo`` op and runs as written.
+4. ``stablehlo.convert`` and ``dot_general`` (default precision) become their ``hlo``
+   namesakes; every other op stays a ``stablehlo`` op and runs as written (constants
+   too: ``hlo.constant`` would print a non-finite splat as ``dense<0xff80>``, which xDSL
+   0.75 reads back as 65408.0).
 
 What the contract cannot express is a located diagnostic with an ``MXS`` code, cause and
 resolution (``IMPORT_CATALOG``). With ``packed-arguments=true`` an FP8 function
@@ -163,6 +165,8 @@ def inline_private_calls(module: ModuleOp) -> None:
             terminator = block.last_op
             assert isinstance(terminator, func.ReturnOp)
             returned = list(terminator.arguments)
+            for arg in block.args:  # their names would pass to the values they become
+                arg.name_hint = None
             rewriter.inline_block(block, InsertPoint.before(call), call.arguments)
             for old, new in zip(call.results, returned, strict=True):
                 old.replace_all_uses_with(new)
@@ -420,9 +424,7 @@ def rewrite_scaled_dot(rewriter: Rewriter, dot: _ScaledDot) -> hlo.CustomCallOp:
 
 def _to_hlo(rewriter: Rewriter, op: Operation) -> None:
     new: Operation | None = None
-    if isinstance(op, shlo.ConstantOp):
-        new = hlo.ConstantOp(op.value)
-    elif isinstance(op, shlo.ConvertOp):
+    if isinstance(op, shlo.ConvertOp):
         new = hlo.ConvertOp(op.operand, op.result.type)
     elif isinstance(op, shlo.DotGeneralOp):
         precision = op.precision_config
@@ -501,7 +503,7 @@ class ImportStableHloPass(ModulePass):
             rewrite_scaled_dot(rewriter, dot)
         erase_unreferenced_private_functions(op)
         for inner in list(op.walk()):
-            if isinstance(inner, shlo.ConstantOp | shlo.ConvertOp | shlo.DotGeneralOp):
+            if isinstance(inner, shlo.ConvertOp | shlo.DotGeneralOp):
                 _to_hlo(rewriter, inner)
         if self.packed_arguments:
             pass_packed_arguments(op)

@@ -132,6 +132,8 @@ def test_scaled_dot_general_matches_jax_quantization(name, fp8, out, lhs_to_bmk,
     expected = exact_block_dot(lq, rq, ls, rs, batch=True).astype(out)
     result = run_file(name, inputs)
     np.testing.assert_array_equal(result.reshape(expected.shape), expected)
+    imported = run_file(name, inputs, [ImportStableHloPass(), LegalizeScaledMatmulPass()])
+    np.testing.assert_array_equal(imported.reshape(expected.shape), expected)
     # the stored JAX quantization is the inputs' (not some other data)
     lhs = lhs_to_bmk(inputs[0].astype(np.float64))
     assert lq.shape == lhs.shape
