@@ -29,7 +29,6 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
-    FunctionType,
     IntegerAttr,
     IntegerType,
     StringAttr,
@@ -460,7 +459,8 @@ class ReshapeOp(_FunctionalUnaryOp):
 
     def verify_(self) -> None:
         a, b = self.operand.type, self.result.type
-        assert isinstance(a, TensorType) and isinstance(b, TensorType)
+        assert isinstance(a, TensorType)
+        assert isinstance(b, TensorType)
         if a.get_element_type() != b.get_element_type():
             raise VerifyException("reshape keeps the element type")
         if a.element_count() != b.element_count():
@@ -608,9 +608,11 @@ def _parse_hex_splat(parser: Parser) -> DenseIntOrFPElementsAttr | None:
     start = parser.pos
     if parser.parse_optional_keyword("dense") is None:
         return None
-    if parser.parse_optional_punctuation("<") is None or not (
-        parser._current_token.text[:2].lower() == "0x"  # pyright: ignore[reportPrivateUsage]
-    ):
+    token = parser._current_token  # pyright: ignore[reportPrivateUsage]
+    if token.text != "<" or parser.parse_optional_punctuation("<") is None:
+        parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
+        return None
+    if parser._current_token.text[:2].lower() != "0x":  # pyright: ignore[reportPrivateUsage]
         parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
         return None
     bits = parser.parse_integer(allow_negative=False, allow_boolean=False)

@@ -262,9 +262,7 @@ def _check_operands(op: Operation, what: str) -> str:
         )
     for side, data, scale in (("lhs", lhs, lhs_scale), ("rhs", rhs, rhs_scale)):
         if not isinstance(_element(scale), Float8E8M0FNUType):
-            raise import_error(
-                op, ImportError_.SCALE_TYPE, what, f"{side} scale is {scale.type}"
-            )
+            raise import_error(op, ImportError_.SCALE_TYPE, what, f"{side} scale is {scale.type}")
         data_shape, scale_shape = shlo.tensor_shape(data), shlo.tensor_shape(scale)
         k = data_shape[-1] if data_shape else 0
         blocks = scale_shape[-1] if scale_shape else 0
@@ -296,7 +294,9 @@ def _check_result(op: Operation, what: str, declared: str | None) -> None:
     result = _element(op.results[0])
     name = _RESULT_NAMES.get(type(result))
     if name is None:
-        raise import_error(op, ImportError_.RESULT_TYPE, what, f"the result is {op.results[0].type}")
+        raise import_error(
+            op, ImportError_.RESULT_TYPE, what, f"the result is {op.results[0].type}"
+        )
     if declared is not None and declared.upper() != name:
         raise import_error(
             op,
@@ -346,7 +346,8 @@ def _composite_dims(op: shlo.CompositeOp, what: str) -> tuple[list[list[int]], l
     try:
         assert isinstance(dims, ArrayAttr)
         contract, batch = dims.data
-        assert isinstance(contract, ArrayAttr) and isinstance(batch, ArrayAttr)
+        assert isinstance(contract, ArrayAttr)
+        assert isinstance(batch, ArrayAttr)
         parsed = [[ints(v) for v in pair.data] for pair in (contract, batch)]  # pyright: ignore
         assert all(len(p) == 2 and all(x is not None for x in p) for p in parsed)
     except (AssertionError, ValueError):
@@ -364,7 +365,10 @@ def read_composite(op: shlo.CompositeOp) -> _ScaledDot:
     what = f'stablehlo.composite "{SCALED_DOT_COMPOSITE}"'
     element_dtype = _check_operands(op, what)
     contract, batch = _composite_dims(op, what)
-    for side, value, dims in (("lhs", op.operands[0], contract[0]), ("rhs", op.operands[1], contract[1])):
+    for side, value, dims in (
+        ("lhs", op.operands[0], contract[0]),
+        ("rhs", op.operands[1], contract[1]),
+    ):
         rank = len(shlo.tensor_shape(value))
         if dims != [rank - 1]:
             raise import_error(
@@ -375,7 +379,9 @@ def read_composite(op: shlo.CompositeOp) -> _ScaledDot:
                 f"{rank - 1})",
             )
     attrs = op.attributes.get("composite_attributes")
-    preferred = attrs.data.get("preferred_element_type") if isinstance(attrs, DictionaryAttr) else None
+    preferred = (
+        attrs.data.get("preferred_element_type") if isinstance(attrs, DictionaryAttr) else None
+    )
     declared = _RESULT_NAMES.get(type(preferred), str(preferred)) if preferred is not None else None
     _check_result(op, what, declared)
     return _ScaledDot(op, what, (batch[0], batch[1]), element_dtype)

@@ -14,10 +14,10 @@ import pytest
 from xdsl.passes import ModulePass
 
 from mxdsl.interpreters import make_interpreter
-from mxdsl.transforms.import_stablehlo import ImportStableHloPass
-from mxdsl.transforms.legalize_scaled_matmul import LegalizeScaledMatmulPass
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
+from mxdsl.transforms.import_stablehlo import ImportStableHloPass
+from mxdsl.transforms.legalize_scaled_matmul import LegalizeScaledMatmulPass
 
 EXAMPLES = pathlib.Path(__file__).parents[2] / "examples" / "stablehlo"
 F32, BF16 = np.dtype(np.float32), np.dtype(ml_dtypes.bfloat16)
