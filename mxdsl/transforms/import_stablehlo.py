@@ -487,11 +487,16 @@ class ImportStableHloPass(ModulePass):
 
     * ``packed-arguments`` (default false): FP8 arguments that feed a block-scaled dot
       are taken already packed into ``ui32`` words (the function's signature changes).
+    * ``quantize-mx`` (default false, opt-in): JAX's MXFP8 quantization of a dot operand
+      becomes ``QuantizeMX``, which changes the block-scale rule (round-up -> Neuron's
+      EMAX floor) and so the results; a remark on each rewritten site says so
+      (:mod:`mxdsl.transforms.jax_quantize_mx`).
     """
 
     name = PASS_NAME
 
     packed_arguments: bool = False
+    quantize_mx: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         inline_private_calls(op)
@@ -508,6 +513,10 @@ class ImportStableHloPass(ModulePass):
         for dot in dots:
             rewrite_scaled_dot(rewriter, dot)
         erase_unreferenced_private_functions(op)
+        if self.quantize_mx:
+            from mxdsl.transforms.jax_quantize_mx import rewrite_jax_quantize
+
+            rewrite_jax_quantize(op)
         for inner in list(op.walk()):
             if isinstance(inner, shlo.ConvertOp | shlo.DotGeneralOp):
                 _to_hlo(rewriter, inner)

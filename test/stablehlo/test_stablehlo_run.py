@@ -17,6 +17,7 @@ from mxdsl.interpreters import make_interpreter
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
 from mxdsl.transforms.import_stablehlo import ImportStableHloPass
+from mxdsl.transforms.legalize_quantize_mx import LegalizeQuantizeMXPass
 from mxdsl.transforms.legalize_scaled_matmul import LegalizeScaledMatmulPass
 
 EXAMPLES = pathlib.Path(__file__).parents[2] / "examples" / "stablehlo"
@@ -140,3 +141,61 @@ def test_scaled_dot_general_matches_jax_quantization(name, fp8, out, lhs_to_bmk,
     deq = lq.astype(np.float64) * np.repeat(np.exp2(ls.view(np.uint8) - 127.0), 32, axis=-1)
     assert np.max(np.abs(deq - lhs)) <= np.max(np.abs(lhs)) * 2.0**-3
     assert rq.shape == rhs_to_bnk(inputs[1]).shape
+
+
+@pytest.mark.parametrize(
+    ("name", "fp8", "out", "lhs_to_bmk", "rhs_to_bnk"),
+    [
+        (
+            "scaled_dot_general_mxfp8_unbatched_f32",
+            "float8_e4m3fn",
+            F32,
+            lambda x: x[None],
+            lambda x: x.T[None],
+        ),
+        (
+            "scaled_dot_general_mxfp8_batched_e5m2_bf16",
+            "float8_e5m2",
+            BF16,
+            lambda x: x,
+            lambda x: np.swapaxes(x, 1, 2),
+        ),
+    ],
+)
+def test_quantize_opt_in_follows_the_neuron_rule(name, fp8, out, lhs_to_bmk, rhs_to_bnk):
+    """import-stablehlo{quantize-mx=true}: the program now quantizes with QuantizeMX, so
+    its result is the exact dot of the Neuron EMAX quantization (mxdsl.numerics.reference,
+    the spec's algorithm written plainly), not of JAX's; and the E8M0 scales differ
+    from JAX's in exactly the blocks the two rules predict (amax significand above 1.75,
+    computed here with numpy)."""
+    from mxdsl.numerics.reference import quantize_mx_reference
+
+    inputs = load_inputs(name, [BF16, BF16])
+    lhs, rhs = lhs_to_bmk(inputs[0]), rhs_to_bnk(inputs[1])
+    e8m0 = ml_dtypes.float8_e8m0fnu
+    fp8_type = FP8[fp8.split("_")[1]]
+    quantized = []
+    for x in (lhs, rhs):
+        codes, scales = quantize_mx_reference(np.ascontiguousarray(x), fp8, (1, 1, 32))
+        quantized.append((codes.view(fp8_type), scales.view(e8m0)))
+    (lq, ls), (rq, rs) = quantized
+    expected = exact_block_dot(lq, rq, ls, rs, batch=True).astype(out)
+    rewritten = ImportStableHloPass(quantize_mx=True)
+    result = run_file(name, inputs, [rewritten])
+    np.testing.assert_array_equal(result.reshape(expected.shape), expected)
+    legalized = run_file(
+        name, inputs, [rewritten, LegalizeQuantizeMXPass(), LegalizeScaledMatmulPass()]
+    )
+    np.testing.assert_array_equal(legalized, result)
+    # where JAX's scales differ: amax / fmax rounds up past Neuron's floor(log2 amax) - emax
+    jax_q = np.load(EXAMPLES / f"{name}.jax.npz")
+    differ = 0
+    for x, neuron, key in ((lhs, ls, "lhs_scales"), (rhs, rs, "rhs_scales")):
+        amax = np.abs(x.astype(np.float64)).reshape(*x.shape[:-1], -1, 32).max(axis=-1)
+        significand = amax / np.exp2(np.floor(np.log2(amax)))
+        predicted = significand > 1.75
+        jax_bytes = jax_q[key].astype(np.int64)
+        neuron_bytes = neuron.view(np.uint8).astype(np.int64)
+        np.testing.assert_array_equal(jax_bytes - neuron_bytes, predicted.astype(np.int64))
+        differ += int(predicted.sum())
+    assert differ > 0  # the inputs exercise the difference
