@@ -24,6 +24,7 @@ import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -45,7 +46,6 @@ from mxdsl.dialects import hlo
 from mxdsl.dialects import stablehlo as shlo
 
 _FP8 = {Float8E4M3FNType: "float8_e4m3fn", Float8E5M2Type: "float8_e5m2"}
-_CLIP_OPS = (shlo.MaxOp, shlo.MinOp, shlo.ClampOp)
 
 REMARK = (
     "JAX's MXFP8 quantization of {what} was replaced by QuantizeMX (opt-in "
@@ -57,8 +57,11 @@ REMARK = (
 )
 
 
-def _defining(value: SSAValue, kind: type[Operation] | tuple[type[Operation], ...]):
-    owner = value.owner
+_Op = TypeVar("_Op", bound=Operation)
+
+
+def _defining(value: SSAValue | None, kind: type[_Op]) -> _Op | None:
+    owner = value.owner if value is not None else None
     return owner if isinstance(owner, kind) else None
 
 
@@ -96,18 +99,21 @@ class JaxQuantize:
 
 def match_data(words: SSAValue) -> JaxQuantize | None:
     bitcast = _defining(words, shlo.BitcastConvertOp)
-    pack = bitcast and _defining(bitcast.operand, shlo.ReshapeOp)
-    data = pack and _defining(pack.operand, shlo.ReshapeOp)
+    pack = _defining(bitcast.operand if bitcast else None, shlo.ReshapeOp)
+    data = _defining(pack.operand if pack else None, shlo.ReshapeOp)
     if data is None or len(list(data.result.uses)) != 1:
         return None
-    convert = _defining(data.operand, (shlo.ConvertOp, hlo.ConvertOp))
+    convert = _defining(data.operand, shlo.ConvertOp) or _defining(data.operand, hlo.ConvertOp)
     if convert is None or type(_element(data.operand)) not in _FP8:
         return None
     value = convert.operands[0]
-    while (clip := _defining(value, _CLIP_OPS)) is not None:
-        if isinstance(clip, shlo.ClampOp):
-            value = clip.operands[1]
+    while True:
+        if (clamp := _defining(value, shlo.ClampOp)) is not None:
+            value = clamp.operands[1]
             continue
+        clip = _defining(value, shlo.MaxOp) or _defining(value, shlo.MinOp)
+        if clip is None:
+            break
         # JAX's clip: minimum(broadcast(hi), maximum(broadcast(lo), x))
         candidates = [v for v in clip.operands if not _defining(v, shlo.BroadcastInDimOp)]
         if len(candidates) != 1:
@@ -152,12 +158,13 @@ def _erase_dead(function: func.FuncOp) -> None:
     while changed:
         changed = False
         for op in reversed(list(function.body.walk())):
-            if op.dialect_name() in ("stablehlo", "hlo") and not isinstance(
+            if op.dialect_name() not in ("stablehlo", "hlo") or isinstance(
                 op, hlo.CustomCallOp | shlo.CustomCallOp | shlo.CompositeOp
             ):
-                if all(not r.uses for r in op.results) and op.results:
-                    Rewriter.erase_op(op)
-                    changed = True
+                continue
+            if op.results and all(not r.uses for r in op.results):
+                Rewriter.erase_op(op)
+                changed = True
 
 
 def rewrite_jax_quantize(module: ModuleOp, remarks: list[str] | None = None) -> int:
