@@ -8,6 +8,7 @@
 // RUN: mx-opt %examples/stablehlo/scaled_matmul_cuda_e4m3fn_f32.mlir -p import-stablehlo | filecheck %s --check-prefixes=CHECK,E4M3
 // RUN: mx-opt %examples/stablehlo/scaled_matmul_rocm_e4m3fn_f32.mlir -p import-stablehlo | filecheck %s --check-prefixes=CHECK,E4M3
 // RUN: mx-opt %examples/stablehlo/scaled_matmul_rocm_e4m3fn_f32.mlir -p import-stablehlo | mx-opt -p legalize-scaled-matmul | filecheck %s --check-prefix=LEGAL
+// RUN: xdsl-opt %examples/stablehlo/scaled_matmul_rocm_e4m3fn_f32.mlir -p import-stablehlo | filecheck %s --check-prefixes=CHECK,E4M3
 // RUN: mx-opt %examples/stablehlo/scaled_matmul_cuda_e5m2_bf16.mlir -p 'import-stablehlo{packed-arguments=true}' | filecheck %s --check-prefix=PACKED
 // RUN: mx-opt %examples/stablehlo/scaled_dot_general_mxfp8_batched_e5m2_bf16.mlir -p import-stablehlo | filecheck %s --check-prefix=SDG
 
