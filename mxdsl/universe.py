@@ -30,7 +30,12 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Bir
 
-    return {"hlo": get_hlo, "nisa": get_nisa, "bir": get_bir}
+    def get_stablehlo() -> Dialect:
+        from mxdsl.dialects.stablehlo import StableHLO
+
+        return StableHLO
+
+    return {"hlo": get_hlo, "nisa": get_nisa, "bir": get_bir, "stablehlo": get_stablehlo}
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
@@ -54,7 +59,13 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return LowerNisaToBirPass
 
+    def get_import_stablehlo() -> type[ModulePass]:
+        from mxdsl.transforms.import_stablehlo import ImportStableHloPass
+
+        return ImportStableHloPass
+
     return {
+        "import-stablehlo": get_import_stablehlo,
         "legalize-quantize-mx": get_legalize_quantize_mx,
         "legalize-scaled-matmul": get_legalize_scaled_matmul,
         "lower-hlo-to-nisa": get_lower_hlo_to_nisa,

@@ -3,7 +3,7 @@
 
 // RUN: not mx-opt %examples/mx_matmul.mlir -p legalize-quantize-mx,legalize-everything 2>&1 | filecheck %s --check-prefix=UNKNOWN-PASS
 // UNKNOWN-PASS-NOT: Traceback
-// UNKNOWN-PASS:     {{^}}mx-opt: error: unknown pass 'legalize-everything'; mxdsl passes: legalize-quantize-mx, legalize-scaled-matmul{{(, [a-z-]+)*}} (and every xdsl-opt pass; see mx-opt --help){{$}}
+// UNKNOWN-PASS:     {{^}}mx-opt: error: unknown pass 'legalize-everything'; mxdsl passes: {{([a-z-]+, )*}}legalize-quantize-mx, legalize-scaled-matmul{{(, [a-z-]+)*}} (and every xdsl-opt pass; see mx-opt --help){{$}}
 // UNKNOWN-PASS-NOT: {{.}}
 
 // RUN: not mx-opt %examples/mx_matmul.mlir -p 'legalize-quantize-mx{block-size=16}' 2>&1 | filecheck %s --check-prefix=UNKNOWN-OPTION

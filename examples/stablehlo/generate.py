@@ -1,0 +1,175 @@
+"""Write the StableHLO files in this directory with real JAX (run by hand, not in CI).
+
+    python3 -m venv /tmp/jaxenv && /tmp/jaxenv/bin/pip install jax jaxlib
+    /tmp/jaxenv/bin/python examples/stablehlo/generate.py
+
+For every case: ``NAME.mlir``, the text of ``jax.jit(f).trace(...).lower(
+lowering_platforms=(PLATFORM,)).as_text()`` as JAX wrote it (``cuda`` gives the
+``__op$block_scaled_dot`` custom call, ``rocm`` the ``xla.scaled_dot`` composite; lowering
+for either works on a CPU-only host); ``NAME.inputs.npz``, seeded inputs in mx-run's
+convention (``arg0``, ...; fp8 / E8M0 / bf16 as uint8 / uint16 bit patterns); for the
+``scaled_matmul`` cases ``NAME.packed-inputs.npz``, the same with the FP8 operands packed
+four per little-endian ui32 along K (for ``import-stablehlo{packed-arguments=true}``); and
+for the ``scaled_dot_general`` cases ``NAME.jax.npz``, JAX's own MXFP8 quantization of
+those inputs computed on this host's CPU (``lhs_q``, ``lhs_scales``, ``rhs_q``,
+``rhs_scales`` as uint8 bit patterns, over the (B, M, K) / (B, N, K) operands of the
+block-scaled dot), an independent reference for mx-run. (JAX cannot run the block-scaled
+dot itself on a CPU: ``scaled_matmul`` has no CPU lowering.)
+``versions.txt`` records the JAX version that wrote them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+
+HERE = pathlib.Path(__file__).parent
+RNG_SEED = 18
+
+
+def _bits(array: np.ndarray) -> np.ndarray:
+    """mx-run's .npz convention: narrow floats as their bit patterns."""
+    if (
+        array.dtype.itemsize == 1
+        and array.dtype.kind == "V"
+        or array.dtype
+        in (
+            np.dtype(ml_dtypes.float8_e4m3fn),
+            np.dtype(ml_dtypes.float8_e5m2),
+            np.dtype(ml_dtypes.float8_e8m0fnu),
+        )
+    ):
+        return array.view(np.uint8)
+    if array.dtype == np.dtype(ml_dtypes.bfloat16):
+        return array.view(np.uint16)
+    return array
+
+
+def _fp8(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    return (rng.standard_normal(shape) * 4).astype(dtype)
+
+
+def _scales(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return rng.integers(122, 133, size=shape, dtype=np.uint8).view(ml_dtypes.float8_e8m0fnu)
+
+
+def scaled_matmul_case(b: int, m: int, n: int, k: int, dtype: type, out: type, seed: int):
+    def f(lhs, rhs, lhs_scales, rhs_scales):
+        return jax.nn.scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=out)
+
+    rng = np.random.default_rng(seed)
+    args = (
+        _fp8(rng, (b, m, k), dtype),
+        _fp8(rng, (b, n, k), dtype),
+        _scales(rng, (b, m, k // 32)),
+        _scales(rng, (b, n, k // 32)),
+    )
+    return f, args, None
+
+
+def jax_quantized(lhs, rhs, dimension_numbers, dtype) -> dict[str, np.ndarray]:
+    """JAX's CPU run of the quantization scaled_dot_general applies to each side."""
+    from jax._src.cudnn import scaled_matmul_stablehlo as sm
+
+    config = dataclasses.replace(jax.nn.get_scaled_dot_general_config("mxfp8"), data_type=dtype)
+    (lhs_c, rhs_c), (lhs_b, rhs_b) = dimension_numbers
+    out = {}
+    for side, x, dn in (("lhs", lhs, (lhs_c, lhs_b)), ("rhs", rhs, (rhs_c, rhs_b))):
+        q, s = jax.jit(lambda v, dn=dn: sm.quantize(sm.shape_normalization(v, dn), config))(x)
+        out[f"{side}_q"] = _bits(np.asarray(q))
+        out[f"{side}_scales"] = _bits(np.asarray(s))
+    return out
+
+
+def scaled_dot_general_case(
+    lhs_shape: tuple[int, ...],
+    rhs_shape: tuple[int, ...],
+    dimension_numbers,
+    dtype: type,
+    out: type,
+    seed: int,
+):
+    config = dataclasses.replace(jax.nn.get_scaled_dot_general_config("mxfp8"), data_type=dtype)
+
+    def f(lhs, rhs):
+        return jax.nn.scaled_dot_general(
+            lhs, rhs, dimension_numbers, preferred_element_type=out, configs=[config] * 3
+        )
+
+    rng = np.random.default_rng(seed)
+    args = (
+        rng.standard_normal(lhs_shape).astype(ml_dtypes.bfloat16),
+        rng.standard_normal(rhs_shape).astype(ml_dtypes.bfloat16),
+    )
+    return f, args, jax_quantized(*args, dimension_numbers, dtype)
+
+
+E4M3, E5M2 = jnp.float8_e4m3fn, jnp.float8_e5m2
+UNBATCHED = (((1,), (0,)), ((), ()))
+BATCHED = (((2,), (1,)), ((0,), (0,)))
+
+CASES = {
+    # name: (platform, (f, args))
+    "scaled_matmul_cuda_e4m3fn_f32": (
+        "cuda",
+        scaled_matmul_case(1, 4, 8, 64, E4M3, jnp.float32, 1),
+    ),
+    "scaled_matmul_rocm_e4m3fn_f32": (
+        "rocm",
+        scaled_matmul_case(1, 4, 8, 64, E4M3, jnp.float32, 1),
+    ),
+    "scaled_matmul_cuda_e5m2_bf16": (
+        "cuda",
+        scaled_matmul_case(2, 16, 8, 128, E5M2, jnp.bfloat16, 2),
+    ),
+    "scaled_matmul_rocm_e5m2_bf16": (
+        "rocm",
+        scaled_matmul_case(2, 16, 8, 128, E5M2, jnp.bfloat16, 2),
+    ),
+    "scaled_matmul_cuda_e4m3fn_f32_k1024": (
+        "cuda",
+        scaled_matmul_case(1, 16, 8, 1024, E4M3, jnp.float32, 3),
+    ),
+    "scaled_dot_general_mxfp8_unbatched_f32": (
+        "cuda",
+        scaled_dot_general_case((4, 64), (64, 8), UNBATCHED, E4M3, jnp.float32, 4),
+    ),
+    "scaled_dot_general_mxfp8_batched_e5m2_bf16": (
+        "cuda",
+        scaled_dot_general_case((2, 8, 64), (2, 64, 16), BATCHED, E5M2, jnp.bfloat16, 5),
+    ),
+    "scaled_dot_general_mxfp8_rocm_f32": (
+        "rocm",
+        scaled_dot_general_case((4, 64), (64, 8), UNBATCHED, E4M3, jnp.float32, 4),
+    ),
+}
+
+
+def main() -> None:
+    for name, (platform, (f, args, quantized)) in CASES.items():
+        lowered = jax.jit(f).trace(*args).lower(lowering_platforms=(platform,))
+        (HERE / f"{name}.mlir").write_text(lowered.as_text())
+        np.savez(HERE / f"{name}.inputs.npz", **{f"arg{i}": _bits(a) for i, a in enumerate(args)})
+        if name.startswith("scaled_matmul"):
+            # the same inputs with the FP8 operands as ui32 words, 4 codes per word along K
+            # (little-endian, element 4k + j in byte j): for import-stablehlo{packed-arguments}
+            packed = {f"arg{i}": _bits(a) for i, a in enumerate(args)}
+            for key in ("arg0", "arg1"):
+                packed[key] = np.ascontiguousarray(packed[key]).view("<u4")
+            np.savez(HERE / f"{name}.packed-inputs.npz", **packed)
+        if quantized is not None:
+            np.savez(HERE / f"{name}.jax.npz", **quantized)
+        print(f"{name}: {platform}")
+    (HERE / "versions.txt").write_text(
+        f"jax {jax.__version__}\njaxlib {jax.lib.__version__}\nml_dtypes {ml_dtypes.__version__}\n"
+        f"numpy {np.__version__}\nCPU backend: {jax.default_backend()}\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
