@@ -170,16 +170,33 @@ def uncertified(rows: ColumnBits, columns: ColumnBits) -> np.ndarray:
     """``[..., M, N]``: whether output ``(i, j)`` of ``lhs[..., M, K] @ rhs[..., K, N]``
     may not be exact in float64 (``rows``: the bits of lhs's rows, ``columns``: of rhs's
     columns); see the module docstring."""
-    count = np.minimum(rows.count[..., :, None], columns.count[..., None, :])
-    width = (
-        rows.top[..., :, None]
-        + columns.top[..., None, :]
-        + 2
-        + _ceil_log2(count)
-        - rows.low[..., :, None]
-        - columns.low[..., None, :]
-    )
-    return (width > FLOAT64_BITS) & (count > 1)
+    width = (rows.top - rows.low)[..., :, None] + (columns.top - columns.low)[..., None, :]
+    row_log, column_log = _ceil_log2(rows.count), _ceil_log2(columns.count)
+    width += 2 + np.minimum(row_log[..., :, None], column_log[..., None, :])
+    several = np.minimum(rows.count[..., :, None], columns.count[..., None, :]) > 1
+    return (width > FLOAT64_BITS) & several
+
+
+def uncertified_outputs(rows: ColumnBits, columns: ColumnBits) -> tuple[np.ndarray, ...]:
+    """The indices of :func:`uncertified`'s True entries. For one pass (1-D bits) only
+    the rows and columns that fail against the other side's widest are compared pairwise,
+    so a few wide rows or columns cost O(M + N) plus their own cross product."""
+    if rows.top.ndim != 1 or columns.top.ndim != 1:
+        return np.nonzero(uncertified(rows, columns))
+    row_width, column_width = rows.top - rows.low, columns.top - columns.low
+    if row_width.size == 0 or column_width.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    # (i, j) fails only if width_i + width_j + 2 + log_j > 53 (min(log_i, log_j) <= log_j)
+    # and likewise with log_i: so only rows failing against the widest column (with its
+    # log) and columns failing against the widest row can meet in a failure
+    limit = FLOAT64_BITS - 2
+    widest_column = int((column_width + _ceil_log2(columns.count)).max())
+    widest_row = int((row_width + _ceil_log2(rows.count)).max())
+    wide_rows = np.flatnonzero(row_width + widest_column > limit)
+    wide_columns = np.flatnonzero(column_width + widest_row > limit)
+    sub = uncertified(rows.take(wide_rows), columns.take(wide_columns))
+    i, j = np.nonzero(sub)
+    return wide_rows[i], wide_columns[j]
 
 
 def all_certified(rows: ColumnBits, columns: ColumnBits) -> bool:
@@ -325,10 +342,11 @@ def fix_uncertified(
     certificate does not cover is kept when :func:`rounds_safely` proves its fp32
     rounding right anyway; the rest get the exactly rounded fp32 sum (held in float64).
     Returns how many outputs took the exact path."""
-    mask = np.broadcast_to(uncertified(rows, columns), out.shape)
-    index = np.nonzero(mask)
+    index = uncertified_outputs(rows, columns)
     if index[0].size == 0:
         return 0
+    if len(index) != out.ndim:  # the bits broadcast over batch dims of the outputs
+        index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
     tops = (
         np.broadcast_to(rows.top[..., :, None], out.shape)[index]
         + np.broadcast_to(columns.top[..., None, :], out.shape)[index]
@@ -344,8 +362,7 @@ def fix_uncertified(
     if count == 0:
         return 0
     if count * lhs.shape[-1] >= _PIECES_FROM:
-        mask = np.zeros(out.shape, dtype=bool)
-        mask[index] = True
+        mask = _mask(index, out.shape)
         done = _piece_sums(out, lhs, rhs, mask)
         index = np.nonzero(mask & ~done)
         if index[0].size == 0:
@@ -357,6 +374,12 @@ def fix_uncertified(
     rhs_cols = rhs_t[(*index[:-2], index[-1])]
     out[index] = exact_sums(lhs_rows, rhs_cols)
     return count
+
+
+def _mask(index: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> np.ndarray:
+    mask = np.zeros(shape, dtype=bool)
+    mask[index] = True
+    return mask
 
 
 def rounds_safely(sums: np.ndarray, tops: np.ndarray, counts: np.ndarray) -> np.ndarray:
