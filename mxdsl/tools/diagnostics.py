@@ -15,19 +15,23 @@ be shown against a dump of the IR. :class:`LocatingParser` records where every o
 from __future__ import annotations
 
 import argparse
+import bisect
 import dataclasses
 import os
 import re
 import sys
+import tempfile
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import IO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Operation
-from xdsl.parser import Parser
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import AttributeInvT
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.lexer import Span
+from xdsl.utils.lexer import Input, Span
 
 
 class OpDiagnostic(DiagnosticException):
@@ -39,24 +43,105 @@ class OpDiagnostic(DiagnosticException):
         self.message = message
 
 
+class LineTable:
+    """Where each line of a text starts, so an offset's line and column cost a bisection
+    (not a count of the newlines before it, which made parsing quadratic)."""
+
+    def __init__(self, content: str):
+        self.starts = [0, *(m.end() for m in re.finditer("\n", content))]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of ``offset``."""
+        index = bisect.bisect_right(self.starts, offset) - 1
+        return index + 1, offset - self.starts[index] + 1
+
+
+_STRING_OR_COMMENT = re.compile(r'//[^\n]*|"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*("?)')
+"""A comment, or a string literal as xDSL lexes it (its escapes: ``\\" \\n \\t \\\\ \\XX``),
+closed (group 1 is ``"``) or not. One alternative per character: no backtracking."""
+
+
+def check_string_literals(text: str, name: str, line_offset: int = 0) -> None:
+    """Raise a located ``ParseError`` at the first string literal that is not closed on
+    its line or holds an invalid escape. xDSL 0.75's lexer backtracks exponentially on
+    such a literal (a typo would hang the tool), so this linear scan runs first."""
+    for match in _STRING_OR_COMMENT.finditer(text):
+        if match.group(1) != "":  # a comment (no group) or a closed string
+            continue
+        stop = match.end()
+        next_char = text[stop : stop + 1]
+        if next_char == "\\":
+            at = stop
+            message = (
+                'invalid escape sequence in string literal (use \\", \\n, \\t, \\\\ or '
+                "\\XX with two hex digits)"
+            )
+        elif next_char in ("\v", "\f"):
+            at, message = stop, "a string literal cannot hold a vertical tab or form feed"
+        else:
+            at = match.start()
+            message = "string literal is not closed: add the closing '\"' on this line"
+        span = Span(at, at + 1, Input(text, name), line_offset)
+        raise ParseError(span, message)
+
+
 class LocatingParser(Parser):
-    """A parser that remembers where each op begins in the input."""
+    """A parser that remembers where each op begins in the input, and where each value
+    that is used before its definition is first used."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        check_string_literals(text, name, line_offset)
         super().__init__(ctx, text, name)
         self.line_offset = line_offset
         self.op_spans: dict[Operation, Span[str]] = {}
+        self.first_uses: dict[str, Span[str]] = {}
+        self._lines = LineTable(text)
+        self._file = StringAttr(name)
 
     def parse_operation(self) -> Operation:
-        span = dataclasses.replace(self._current_token.span, line_offset=self.line_offset)
-        op = super().parse_operation()
-        self.op_spans[op] = span
+        span = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except VerifyException as err:  # an attribute or type refused while parsed
+            raise ParseError(self._located_span(span), f"invalid op: {err}") from None
+        except MemoryError:
+            raise ParseError(
+                self._located_span(span),
+                "out of memory while parsing this op: a literal or a shape too large for "
+                "this machine",
+            ) from None
+        self.op_spans[op] = self._located_span(span)
         if isinstance(op.location, UnknownLoc):
-            where = span.get_location()
-            op.location = FileLineColLoc(
-                StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
-            )
+            line, col = self._lines.line_col(span.start)
+            op.location = FileLineColLoc(self._file, IntAttr(line + self.line_offset), IntAttr(col))
         return op
+
+    def _located_span(self, span: Span[str]) -> Span[str]:
+        if not self.line_offset:
+            return span
+        return dataclasses.replace(span, line_offset=self.line_offset)
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue:
+        name = operand.operand_name
+        if name not in self.ssa_values and name not in self.first_uses:
+            self.first_uses[name] = operand.span
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """As xDSL's, but a value used and never defined is reported at its first use."""
+        try:
+            return super().parse_module(allow_implicit_module)
+        except VerifyException as err:  # outside any op: an alias definition
+            raise ParseError(self._current_token.span, f"invalid: {err}") from None
+        except ParseError as err:
+            undefined = [n for n in self.forward_ssa_references if n in self.first_uses]
+            if not undefined or "used but not defined" not in err.msg:
+                raise
+            first = min(undefined, key=lambda n: self.first_uses[n].start)
+            span = self._located_span(self.first_uses[first])
+            others = [f"%{n}" for n in undefined if n != first]
+            also = f" (also never defined: {', '.join(others)})" if others else ""
+            raise ParseError(span, f"use of undefined value %{first}{also}") from None
 
 
 def parse_located(
@@ -99,12 +184,20 @@ def format_parse_error(err: ParseError) -> str:
     the error is on an empty line, e.g. at the end of the input)."""
     where = err.span.get_location()
     message = err.msg.strip()
-    if not err.span.input.content[err.span.start :].strip():
+    content = err.span.input.content
+    if not content[err.span.start :].strip() and _unbalanced(str(content)):
         message = f"{message} (at the end of the input: is a closing '}}' or ')' missing?)"
     headline = f"{where.file}:{where.line}:{where.col}: error: {message}"
     context = err.span.print_with_context().split("\n", 1)[1].rstrip("\n")
     source_line = context.split("\n", 1)[0]
     return f"{headline}\n{context}" if source_line.strip() else headline
+
+
+def _unbalanced(text: str) -> bool:
+    """Whether ``text`` (comments and strings left out) opens more braces or parentheses
+    than it closes."""
+    code = _STRING_OR_COMMENT.sub("", text)
+    return code.count("{") > code.count("}") or code.count("(") > code.count(")")
 
 
 _LOCATED_ERROR = re.compile(r"^.+?:\d+:\d+: error: ")
@@ -116,6 +209,33 @@ def report(tool: str, message: str, stream: IO[str] | None = None) -> None:
     stream = sys.stderr if stream is None else stream
     prefix = "" if _LOCATED_ERROR.match(message) else f"{tool}: error: "
     print(f"{prefix}{message}", file=stream)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """``--help`` that never breaks a name (a pass, an option) at a hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
+class DefaultsHelpFormatter(HelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """As :class:`HelpFormatter`, with each option's default (when it has one)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(action)
+
+
+def unknown_pass_message(name: str) -> str:
+    """The error for a ``-p`` pass nobody registered, naming mxdsl's passes."""
+    from mxdsl.universe import get_all_passes
+
+    return (
+        f"unknown pass '{name}'; mxdsl passes: {', '.join(sorted(get_all_passes()))} "
+        "(and every xdsl-opt pass; see mx-opt --help)"
+    )
 
 
 TRACEBACK_ENV = "MXDSL_TRACEBACK"
@@ -140,8 +260,13 @@ def run_tool(
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
         run(args, stdout if stdout is not None else sys.stdout)
-    except failure as err:
+    except (failure, ToolInputError) as err:
         report(tool, str(err))
+        return 1
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: console_exit ends quietly
+    except MemoryError as err:
+        report(tool, out_of_memory_message(err))
         return 1
     except OSError as err:
         report(tool, f"cannot access {err.filename!r}: {err.strerror or err}")
@@ -149,6 +274,27 @@ def run_tool(
     except Exception as err:
         return report_internal_error(tool, err)
     return 0
+
+
+def out_of_memory_message(err: MemoryError) -> str:
+    detail = f" ({err})" if str(err) else ""
+    return (
+        f"out of memory{detail}: the input's tensors or the requested sizes need more "
+        "memory than this machine has; use smaller shapes"
+    )
+
+
+def console_exit(main: Callable[[], int]) -> None:
+    """Run a tool's ``main`` as a command: exit with its code; when the reader of stdout
+    goes away (``tool ... | head``) stop quietly (exit 1), as ``mx-opt`` does."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # keep Python's exit-time flush of stdout from failing again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)
 
 
 def report_internal_error(tool: str, err: Exception) -> int:
@@ -162,3 +308,66 @@ def report_internal_error(tool: str, err: Exception) -> int:
         f"(set {TRACEBACK_ENV}=1 for the traceback, and please report it)",
     )
     return 2
+
+
+# ------------------------------------------------------------------ inputs and outputs
+
+
+class ToolInputError(Exception):
+    """Bad input to a tool, found before any work (unreadable source, unwritable output,
+    an output that would not fit): printed as ``tool: error: message``, exit 1."""
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text, or a ``ToolInputError`` at the first byte that is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise ToolInputError(
+            f"{name}:{line}:{col}: error: not UTF-8 text (byte 0x{data[err.start]:02x}: "
+            f"{err.reason}); mlir files are UTF-8"
+        ) from None
+
+
+def check_writable(path: str, what: str = "output") -> None:
+    """Refuse, before any work, an output ``path`` that cannot be written: a directory,
+    a missing or read-only directory, a read-only file."""
+    if os.path.isdir(path):
+        raise ToolInputError(f"cannot write {what} {path!r}: it is a directory; name a file")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ToolInputError(f"cannot write {what} {path!r}: no directory {directory!r}")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ToolInputError(f"cannot write {what} {path!r}: the file is read-only")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ToolInputError(f"cannot write {what} {path!r}: {directory!r} is not writable")
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_atomically(path: str, write: Callable[[IO[bytes]], object], what: str = "output") -> None:
+    """Write ``path`` whole or not at all: ``write`` fills a temporary file beside it,
+    which then replaces ``path`` (mode 0666 less the umask, as ``open`` would make it).
+    On any failure ``path`` is left as it was and the temporary file removed."""
+    directory = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+    except OSError as err:
+        raise ToolInputError(f"cannot write {what} {path!r}: {err.strerror or err}") from None
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            write(stream)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as err:
+        raise ToolInputError(f"cannot write {what} {path!r}: {err.strerror or err}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)

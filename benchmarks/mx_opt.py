@@ -1,0 +1,89 @@
+"""Benchmark ``mx-opt`` against ``xdsl-opt`` on the same inputs, in the same run.
+
+Generates straight-line modules of N ``arith.addi`` (the yardstick upstream xDSL uses)
+and, optionally, the emitted MoE kernel of ``mx-moe emit`` (default sizes), then times
+``TOOL FILE -o /dev/null`` (parse + verify + print) for both tools as subprocesses,
+taking turns in every round so both see the same machine load; every figure is the
+median of ``--repeat`` rounds. Prints each tool's time, the throughput ratio
+(``xdsl-opt time / mx-opt time``: >= 1 means mx-opt is as fast) and how the mx-opt time
+grows from the first size to the others (linear: 2x ops -> ~2x time).
+
+    python benchmarks/mx_opt.py [--sizes 20000,40000] [--repeat 3] [--moe]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def addi_module(ops: int) -> str:
+    """``func.func @main`` with ``ops`` chained ``arith.addi`` on i32."""
+    lines = ["func.func @main(%a: i32) -> i32 {", "  %v0 = arith.addi %a, %a : i32"]
+    lines += [f"  %v{i} = arith.addi %v{i - 1}, %a : i32" for i in range(1, ops)]
+    lines += [f"  func.return %v{ops - 1} : i32", "}", ""]
+    return "\n".join(lines)
+
+
+def time_tool(command: list[str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return elapsed
+
+
+def compare(label: str, path: str, repeat: int) -> float:
+    """Median times of both tools on ``path``; prints a row, returns mx-opt's time."""
+    tools = {"xdsl-opt": shutil.which("xdsl-opt"), "mx-opt": shutil.which("mx-opt")}
+    if not all(tools.values()):
+        sys.exit("xdsl-opt and mx-opt must be on PATH (pip install -e .)")
+    times: dict[str, list[float]] = {name: [] for name in tools}
+    for _ in range(repeat):
+        for name, exe in tools.items():
+            assert exe is not None
+            times[name].append(time_tool([exe, path, "-o", os.devnull]))
+    xdsl, mx = (statistics.median(times[name]) for name in tools)
+    print(
+        f"{label:28s} xdsl-opt {xdsl:7.2f} s   mx-opt {mx:7.2f} s   "
+        f"throughput mx-opt / xdsl-opt {xdsl / mx:5.2f}",
+        flush=True,
+    )
+    return mx
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="20000,40000", help="arith.addi counts")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds (median)")
+    parser.add_argument("--moe", action="store_true", help="also the emitted MoE kernel")
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, median of {args.repeat}")
+    with tempfile.TemporaryDirectory() as tmp:
+        mx_times = []
+        for ops in sizes:
+            path = os.path.join(tmp, f"addi{ops}.mlir")
+            with open(path, "w") as stream:
+                stream.write(addi_module(ops))
+            mx_times.append(compare(f"{ops} arith.addi", path, args.repeat))
+        for ops, mx in zip(sizes[1:], mx_times[1:], strict=True):
+            print(
+                f"mx-opt growth {sizes[0]} -> {ops} ops: x{ops / sizes[0]:.1f} ops, "
+                f"x{mx / mx_times[0]:.2f} time"
+            )
+        if args.moe:
+            path = os.path.join(tmp, "moe.mlir")
+            subprocess.run(["mx-moe", "emit", "-o", path], check=True)
+            compare("mx-moe emit (default sizes)", path, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
