@@ -26,7 +26,16 @@ from collections.abc import Callable, Sequence
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FileLineColLoc,
+    IntAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnknownLoc,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import AttributeInvT
 from xdsl.parser import Parser, UnresolvedOperand
@@ -153,12 +162,58 @@ def parse_located(
 
 
 def verify_located(module: ModuleOp) -> None:
-    """Verify ``module`` op by op; the first failure becomes an :class:`OpDiagnostic`."""
+    """Verify ``module`` op by op; the first failure becomes an :class:`OpDiagnostic`.
+    Beyond xDSL's verifiers: a ``memref.subview``'s static bounds (:func:`subview_problem`)."""
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
             raise OpDiagnostic(op, str(err)) from None
+        if isinstance(op, memref.SubviewOp) and (problem := subview_problem(op)):
+            raise OpDiagnostic(op, problem)
+
+
+def subview_problem(op: memref.SubviewOp) -> str | None:
+    """What is wrong with the static parts of a subview, or None: every static window
+    ``offset + (size - 1) * stride`` must lie inside its source dim, and the result shape
+    must be the sizes with only unit dims dropped (as MLIR's verifier requires)."""
+    source_type = op.source.type
+    if not isinstance(source_type, MemRefType):
+        return None
+    shape = source_type.get_shape()
+    offsets = op.static_offsets.get_values()
+    sizes = op.static_sizes.get_values()
+    strides = op.static_strides.get_values()
+    if not len(shape) == len(offsets) == len(sizes) == len(strides):
+        return None  # xDSL's verifier speaks about ranks
+    for dim, (extent, offset, size, stride) in enumerate(
+        zip(shape, offsets, sizes, strides, strict=True)
+    ):
+        dynamic = [v == DYNAMIC_INDEX for v in (offset, size, stride)]
+        if not dynamic[0] and offset < 0:
+            return f"dim {dim}: offset {offset} is negative"
+        if not dynamic[1] and size < 0:
+            return f"dim {dim}: size {size} is negative"
+        if any(dynamic[1:]) or extent < 0 or size == 0:
+            continue
+        first = 0 if dynamic[0] else offset
+        last = first + (size - 1) * stride
+        if not 0 <= last < extent:
+            where = "" if dynamic[0] else f"offset {offset} + "
+            return (
+                f"dim {dim}: {where}{size} elements at stride {stride} reach index {last}, "
+                f"outside the source's {extent} (memref {source_type})"
+            )
+    result_type = op.result.type
+    if isinstance(result_type, MemRefType) and DYNAMIC_INDEX not in sizes:
+        result_shape = list(result_type.get_shape())
+        kept = [n for n in sizes if n != 1]
+        if [n for n in result_shape if n != 1] != kept or len(result_shape) > len(sizes):
+            return (
+                f"sizes {list(sizes)} do not give the result shape {result_shape} "
+                "(a subview may drop only unit dims)"
+            )
+    return None
 
 
 def format_op_diagnostic(
@@ -203,11 +258,11 @@ def _unbalanced(text: str) -> bool:
 _LOCATED_ERROR = re.compile(r"^.+?:\d+:\d+: error: ")
 
 
-def report(tool: str, message: str, stream: IO[str] | None = None) -> None:
+def report(tool: str, message: str, stream: IO[str] | None = None, kind: str = "error") -> None:
     """Print a diagnostic to stderr: ``tool: error: message``, or the message as it is
     when it already starts with its own location (``file:line:col: error: ...``)."""
     stream = sys.stderr if stream is None else stream
-    prefix = "" if _LOCATED_ERROR.match(message) else f"{tool}: error: "
+    prefix = "" if _LOCATED_ERROR.match(message) else f"{tool}: {kind}: "
     print(f"{prefix}{message}", file=stream)
 
 
