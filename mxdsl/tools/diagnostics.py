@@ -199,7 +199,7 @@ def subview_problem(op: memref.SubviewOp) -> str | None:
         first = 0 if dynamic[0] else offset
         last = first + (size - 1) * stride
         if not 0 <= last < extent:
-            where = "" if dynamic[0] else f"offset {offset} + "
+            where = "" if dynamic[0] or offset == 0 else f"offset {offset} + "
             return (
                 f"dim {dim}: {where}{size} elements at stride {stride} reach index {last}, "
                 f"outside the source's {extent} (memref {source_type})"
@@ -270,7 +270,9 @@ class HelpFormatter(argparse.HelpFormatter):
     """``--help`` that never breaks a name (a pass, an option) at a hyphen."""
 
     def _split_lines(self, text: str, width: int) -> list[str]:
-        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+        return textwrap.wrap(
+            " ".join(text.split()), width, break_on_hyphens=False, break_long_words=False
+        )
 
 
 class DefaultsHelpFormatter(HelpFormatter, argparse.ArgumentDefaultsHelpFormatter):

@@ -164,6 +164,9 @@ class MxOptMain(xDSLOptMain):
         for action in arg_parser._actions:  # pyright: ignore[reportPrivateUsage]
             if action.dest == "input_file":
                 action.help = "the input file; without one (or with '-') stdin is read"
+            if action.dest == "passes":  # a list the help can wrap between names
+                passes = ", ".join(sorted(self.available_passes))
+                action.help = f"a comma-separated pipeline of passes; available: {passes}"
 
     def prepare_output(self) -> IO[str]:
         if self.args.output_file is None:

@@ -472,13 +472,14 @@ def estimate_memory(
     module: ModuleOp, arg_types: Sequence[Attribute], result_types: Sequence[Attribute], cores: int
 ) -> int:
     """A lower bound of the bytes a run needs: the arguments and results, the largest
-    value any op makes, and every ``memref.alloc`` once per core."""
+    tensor any op makes, and every ``memref.alloc`` once per core."""
     allocs = largest = 0
     for op in module.walk():
         if op.name == "memref.alloc":
             allocs += sum(_type_bytes(r.type) for r in op.results)
         else:
-            largest = max([largest, *(_type_bytes(r.type) for r in op.results)])
+            tensors = (r.type for r in op.results if isinstance(r.type, TensorType | TupleType))
+            largest = max([largest, *map(_type_bytes, tensors)])  # memrefs here are views
     values = sum(map(_type_bytes, arg_types)) + sum(map(_type_bytes, result_types))
     return values + largest + allocs * cores
 
