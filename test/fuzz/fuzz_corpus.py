@@ -206,8 +206,11 @@ def problem(outcome: Outcome, output: Path | None, usage_ok: bool = False) -> st
     """What is wrong with a case's outcome, or None."""
     if outcome.code == -1:
         return f"no answer within {TIME_BOUND:g} s"
-    if "Traceback" in outcome.stderr or "internal error" in outcome.stderr:
-        return "traceback or internal error"
+    # (the exact forms: a diagnostic may quote a source line that mentions either)
+    if "Traceback (most recent call last)" in outcome.stderr:
+        return "a traceback"
+    if "error: internal error: " in outcome.stderr:
+        return "an internal error"
     if outcome.code not in ((0, 1, 2) if usage_ok else (0, 1)):
         return f"exit code {outcome.code}"
     if outcome.code != 0 and not outcome.stderr.strip():

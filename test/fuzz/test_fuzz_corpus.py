@@ -29,8 +29,13 @@ def test_the_judge_flags_each_kind_of_failure(tmp_path: Path) -> None:
     output = tmp_path / "out"
     assert problem(Outcome(0, "", "", 0.1), output) is None
     assert problem(Outcome(1, "", "x.mlir:1:1: error: bad\n", 0.1), output) is None
-    assert "internal error" in str(problem(Outcome(2, "", "t: error: internal error: X", 0), None))
-    assert "traceback" in str(problem(Outcome(1, "", "Traceback (most recent", 0), None))
+    internal = "t: error: internal error: KeyError: 'x' (set MXDSL_TRACEBACK=1 ...)"
+    assert "internal error" in str(problem(Outcome(2, "", internal, 0), None))
+    traceback = "Traceback (most recent call last):\n  File ..."
+    assert "traceback" in str(problem(Outcome(1, "", traceback, 0), None))
+    # a diagnostic that quotes a source line mentioning a traceback is fine
+    quoted = "x.mlir:17:1: error: Could not parse entire input!\n/; CHECK-NOT: Traceback\n^\n"
+    assert problem(Outcome(1, "", quoted, 0), None) is None
     assert "without a diagnostic" in str(problem(Outcome(1, "", "", 0), None))
     assert "no answer" in str(problem(Outcome(-1, "", "", 99), None))
     output.write_text("partial")
