@@ -449,7 +449,17 @@ VERIFY_AT_PARSE = {
         "func.func @main(%x: tensor<4x8xf32>) {\n  %s = memref.alloc() : memref<4x8xf32,"
         " #nisa.mem<sbuf>>\n  nisa.dma_copy %s, %x : memref<4x8xf32, #nisa.mem<sbuf>>,"
         " tensor<4x8xf32>\n  func.return\n}\n",
-        "3:",
+        "3:3: error: invalid op: tensor<4x8xf32> should be of base attribute memref",
+    ),
+    "a negative bir.ap partition": (
+        "func.func @main() {\n  bir.memset #bir.ap<sbuf, p0 = -1, np = 4, [[1, 4]], off = 0,"
+        " dtype = 16>, 0.0\n  func.return\n}\n",
+        "2:3: error: invalid op: bir.ap: p0 must be >= 0",
+    ),
+    "a ragged dense literal": (
+        "func.func @main() -> tensor<2x2xf32> {\n  %c = hlo.constant dense<[[1.0, 2.0], [3.0]]>"
+        " : tensor<2x2xf32>\n  func.return %c : tensor<2x2xf32>\n}\n",
+        "2:46: error: Tensor literal has inconsistent ranks between elements",
     ),
 }
 
