@@ -4,9 +4,10 @@ Generates straight-line modules of N ``arith.addi`` (the yardstick upstream xDSL
 and, optionally, the emitted MoE kernel of ``mx-moe emit`` (default sizes), then times
 ``TOOL FILE -o /dev/null`` (parse + verify + print) for both tools as subprocesses,
 taking turns in every round so both see the same machine load; every figure is the
-median of ``--repeat`` rounds. Prints each tool's time, the throughput ratio
-(``xdsl-opt time / mx-opt time``: >= 1 means mx-opt is as fast) and how the mx-opt time
-grows from the first size to the others (linear: 2x ops -> ~2x time).
+median of ``--repeat`` rounds. Prints each tool's CPU time (user + system of the
+process: on a shared machine far steadier than the wall time, printed beside it), the
+throughput ratio (``xdsl-opt time / mx-opt time``: >= 1 means mx-opt is as fast) and how
+the mx-opt CPU time grows from the first size to the others (linear: 2x ops -> ~2x).
 
     python benchmarks/mx_opt.py [--sizes 20000,40000] [--repeat 3] [--moe]
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -31,13 +33,17 @@ def addi_module(ops: int) -> str:
     return "\n".join(lines)
 
 
-def time_tool(command: list[str]) -> float:
+def time_tool(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system of the child) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return elapsed
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu
 
 
 def compare(label: str, path: str, repeat: int) -> float:
@@ -45,15 +51,20 @@ def compare(label: str, path: str, repeat: int) -> float:
     tools = {"xdsl-opt": shutil.which("xdsl-opt"), "mx-opt": shutil.which("mx-opt")}
     if not all(tools.values()):
         sys.exit("xdsl-opt and mx-opt must be on PATH (pip install -e .)")
-    times: dict[str, list[float]] = {name: [] for name in tools}
+    wall: dict[str, list[float]] = {name: [] for name in tools}
+    cpu: dict[str, list[float]] = {name: [] for name in tools}
     for _ in range(repeat):
         for name, exe in tools.items():
             assert exe is not None
-            times[name].append(time_tool([exe, path, "-o", os.devnull]))
-    xdsl, mx = (statistics.median(times[name]) for name in tools)
+            seconds, cpu_seconds = time_tool([exe, path, "-o", os.devnull])
+            wall[name].append(seconds)
+            cpu[name].append(cpu_seconds)
+    xdsl, mx = (statistics.median(cpu[name]) for name in tools)
+    xdsl_wall, mx_wall = (statistics.median(wall[name]) for name in tools)
     print(
-        f"{label:28s} xdsl-opt {xdsl:7.2f} s   mx-opt {mx:7.2f} s   "
-        f"throughput mx-opt / xdsl-opt {xdsl / mx:5.2f}",
+        f"{label:28s} CPU: xdsl-opt {xdsl:6.2f} s  mx-opt {mx:6.2f} s  "
+        f"throughput mx-opt / xdsl-opt {xdsl / mx:4.2f}   "
+        f"(wall: {xdsl_wall:6.2f} s, {mx_wall:6.2f} s, {xdsl_wall / mx_wall:4.2f})",
         flush=True,
     )
     return mx

@@ -36,9 +36,8 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnknownLoc,
 )
-from xdsl.ir import Operation, SSAValue
-from xdsl.irdl import AttributeInvT
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.ir import Operation
+from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
 
@@ -94,70 +93,105 @@ def check_string_literals(text: str, name: str, line_offset: int = 0) -> None:
         raise ParseError(span, message)
 
 
+class ParseVerifyError(ParseError):
+    """A verifier error raised while parsing (an attribute or type refused), located at
+    its op: a verifier diagnostic for ``--verify-diagnostics``."""
+
+
 class LocatingParser(Parser):
-    """A parser that remembers where each op begins in the input, and where each value
-    that is used before its definition is first used."""
+    """A parser that remembers where each op begins in the input (a span per op: a line
+    and column are worked out only when wanted, see :func:`assign_locations`)."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         check_string_literals(text, name, line_offset)
         super().__init__(ctx, text, name)
         self.line_offset = line_offset
         self.op_spans: dict[Operation, Span[str]] = {}
-        self.first_uses: dict[str, Span[str]] = {}
-        self._lines = LineTable(text)
-        self._file = StringAttr(name)
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
+        if self.line_offset:
+            span = dataclasses.replace(span, line_offset=self.line_offset)
         try:
             op = super().parse_operation()
         except VerifyException as err:  # an attribute or type refused while parsed
-            raise ParseError(self._located_span(span), f"invalid op: {err}") from None
+            raise ParseVerifyError(span, f"invalid op: {err}") from None
         except MemoryError:
             raise ParseError(
-                self._located_span(span),
+                span,
                 "out of memory while parsing this op: a literal or a shape too large for "
                 "this machine",
             ) from None
-        self.op_spans[op] = self._located_span(span)
-        if isinstance(op.location, UnknownLoc):
-            line, col = self._lines.line_col(span.start)
-            op.location = FileLineColLoc(self._file, IntAttr(line + self.line_offset), IntAttr(col))
+        self.op_spans[op] = span
         return op
-
-    def _located_span(self, span: Span[str]) -> Span[str]:
-        if not self.line_offset:
-            return span
-        return dataclasses.replace(span, line_offset=self.line_offset)
-
-    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue:
-        name = operand.operand_name
-        if name not in self.ssa_values and name not in self.first_uses:
-            self.first_uses[name] = operand.span
-        return super().resolve_operand(operand, type)
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """As xDSL's, but a value used and never defined is reported at its first use."""
         try:
             return super().parse_module(allow_implicit_module)
         except VerifyException as err:  # outside any op: an alias definition
-            raise ParseError(self._current_token.span, f"invalid: {err}") from None
+            raise ParseVerifyError(self._current_token.span, f"invalid: {err}") from None
         except ParseError as err:
-            undefined = [n for n in self.forward_ssa_references if n in self.first_uses]
-            if not undefined or "used but not defined" not in err.msg:
+            if "used but not defined" not in err.msg:
                 raise
-            first = min(undefined, key=lambda n: self.first_uses[n].start)
-            span = self._located_span(self.first_uses[first])
-            others = [f"%{n}" for n in undefined if n != first]
-            also = f" (also never defined: {', '.join(others)})" if others else ""
+            uses = sorted(filter(None, map(self._first_use, self.forward_ssa_references)))
+            if not uses:
+                raise
+            (_, first, span), *others = uses
+            names = ", ".join(f"%{name}" for _, name, _ in others)
+            also = f" (also never defined: {names})" if others else ""
             raise ParseError(span, f"use of undefined value %{first}{also}") from None
+
+    def _first_use(self, name: str) -> tuple[int, str, Span[str]] | None:
+        """(offset, name, span) of the first use of the undefined ``%name`` in the input:
+        the first ``%name`` in the text of the first op that uses it."""
+        starts = [
+            self.op_spans[use.operation].start
+            for value in self.forward_ssa_references[name].values()
+            for use in value.uses
+            if use.operation in self.op_spans
+        ]
+        if not starts:
+            return None
+        text = self.lexer.input.content
+        pattern = re.compile(rf"%{re.escape(name)}(?![\w$.-])")
+        match = pattern.search(text, min(starts))
+        if match is None:
+            return None
+        span = Span(match.start(), match.end(), self.lexer.input, self.line_offset)
+        return match.start(), name, span
+
+
+def assign_locations(op_spans: dict[Operation, Span[str]]) -> None:
+    """Give every op without a location the ``loc("file":line:col)`` of its span (as
+    MLIR does), so the ops passes make from it inherit a place in the input. One table of
+    line starts and a bisection per op: linear in the input."""
+    if not op_spans:
+        return
+    first = next(iter(op_spans.values()))
+    lines = LineTable(first.input.content)
+    file = StringAttr(first.input.name)
+    for op, span in op_spans.items():
+        if isinstance(op.location, UnknownLoc):
+            line, col = lines.line_col(span.start)
+            op.location = FileLineColLoc(file, IntAttr(line + span.line_offset), IntAttr(col))
 
 
 def parse_located(
-    ctx: Context, text: str, name: str, line_offset: int = 0, implicit_module: bool = True
+    ctx: Context,
+    text: str,
+    name: str,
+    line_offset: int = 0,
+    implicit_module: bool = True,
+    locations: bool = True,
 ) -> tuple[ModuleOp, dict[Operation, Span[str]]]:
+    """Parse ``text``: the module and each op's span. With ``locations`` every op also
+    gets its ``loc`` (:func:`assign_locations`); without, the spans alone locate the
+    verifier's diagnostics."""
     parser = LocatingParser(ctx, text, name, line_offset)
     module = parser.parse_module(implicit_module)
+    if locations:
+        assign_locations(parser.op_spans)
     return module, parser.op_spans
 
 

@@ -41,6 +41,7 @@ from mxdsl import __version__
 from mxdsl.tools.diagnostics import (
     HelpFormatter,
     OpDiagnostic,
+    ParseVerifyError,
     ToolInputError,
     check_writable,
     console_exit,
@@ -99,7 +100,14 @@ class MxOptMain(xDSLOptMain):
                 self.get_input_name(),
                 start_offset,
                 implicit_module=not self.args.no_implicit_module,
+                # an op's loc is wanted by the ops passes make from it, or to be printed;
+                # the verifier's diagnostics need only the spans
+                locations=bool(self.args.passes) or self.args.print_debuginfo,
             )
+        except ParseVerifyError as err:
+            if self.args.verify_diagnostics:  # a verifier error, though found while parsing
+                raise DiagnosticException(format_parse_error(err)) from None
+            raise LocatedParseError(err.span, err.msg) from None
         except ParseError as err:
             raise LocatedParseError(err.span, err.msg) from None
         return module
