@@ -19,6 +19,7 @@ import bisect
 import dataclasses
 import os
 import re
+import struct
 import sys
 import tempfile
 import textwrap
@@ -116,6 +117,8 @@ class LocatingParser(Parser):
             op = super().parse_operation()
         except VerifyException as err:  # an attribute or type refused while parsed
             raise ParseVerifyError(span, f"invalid op: {err}") from None
+        except (struct.error, OverflowError, ValueError) as err:  # e.g. a value too wide
+            raise ParseError(span, f"cannot parse this op: {err}") from None
         except MemoryError:
             raise ParseError(
                 span,

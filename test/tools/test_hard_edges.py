@@ -519,3 +519,17 @@ def test_the_benchmark_modules_parse(tmp_path: Path, capsys) -> None:
     code, out, _ = tool(capsys, mx_opt.main, f)
     assert code == 0
     assert out.count("arith.addi") == 50
+
+
+def test_a_number_too_wide_for_its_array_is_located(tmp_path: Path, capsys) -> None:
+    # found by the fuzz corpus: xDSL packs a dense array with struct, which raises
+    f = tmp_path / "wide.mlir"
+    f.write_text(
+        "func.func @main() {\n  %a = memref.alloc() : memref<128x512xf32, #nisa.mem<sbuf>>\n"
+        "  %r = memref.alloc() : memref<1x1xf32, #nisa.mem<sbuf>>\n"
+        "  nisa.tensor_reduce %r, add %a axes [0, 9223372036854775808] : memref<1x1xf32,"
+        " #nisa.mem<sbuf>>, memref<128x512xf32, #nisa.mem<sbuf>>\n  func.return\n}\n"
+    )
+    for main in (mx_opt.main, mx_run.main):
+        code, _, err = tool(capsys, main, f)
+        assert_diagnostic(code, err, f"{f}:4:3: error: cannot parse this op: argument out of range")
