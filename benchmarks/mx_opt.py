@@ -1,7 +1,8 @@
 """Benchmark ``mx-opt`` against ``xdsl-opt`` on the same inputs, in the same run.
 
 Generates straight-line modules of N ``arith.addi`` (the yardstick upstream xDSL uses)
-and, optionally, the emitted MoE kernel of ``mx-moe emit`` (default sizes), then times
+and, optionally, the emitted MoE kernel of ``mx-moe emit`` (default sizes) and a large
+hlo graph (copies of ``examples/mx_matmul.mlir``'s MX matmul), then times
 ``TOOL FILE -o /dev/null`` (parse + verify + print) for both tools as subprocesses,
 taking turns in every round so both see the same machine load; every figure is the
 median of ``--repeat`` rounds. Prints each tool's CPU time (user + system of the
@@ -9,13 +10,14 @@ process: on a shared machine far steadier than the wall time, printed beside it)
 throughput ratio (``xdsl-opt time / mx-opt time``: >= 1 means mx-opt is as fast) and how
 the mx-opt CPU time grows from the first size to the others (linear: 2x ops -> ~2x).
 
-    python benchmarks/mx_opt.py [--sizes 20000,40000] [--repeat 3] [--moe]
+    python benchmarks/mx_opt.py [--sizes 20000,40000] [--repeat 3] [--moe] [--hlo 1000]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -23,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def addi_module(ops: int) -> str:
@@ -31,6 +36,25 @@ def addi_module(ops: int) -> str:
     lines += [f"  %v{i} = arith.addi %v{i - 1}, %a : i32" for i in range(1, ops)]
     lines += [f"  func.return %v{ops - 1} : i32", "}", ""]
     return "\n".join(lines)
+
+
+def hlo_graph(copies: int) -> str:
+    """``copies`` times the MX matmul graph of ``examples/mx_matmul.mlir`` (two QuantizeMX
+    custom calls, four tuple elements, one block-scaled dot: 7 ops with MX contracts and
+    JSON backend configs each), one function, every product returned."""
+    source = (ROOT / "examples" / "mx_matmul.mlir").read_text()
+    body = source.split("{\n", 1)[1].rsplit("  func.return", 1)[0]
+    names = re.findall(r"%(\w+) =", body)
+    lines = []
+    for copy in range(copies):
+        text = body
+        for name in sorted(names, key=len, reverse=True):
+            text = re.sub(rf"%{name}\b", f"%{name}_{copy}", text)
+        lines.append(text)
+    results = ", ".join(f"%y_{copy}" for copy in range(copies))
+    types = ", ".join(["tensor<128x64xf32>"] * copies)
+    head = f"func.func @main(%x: tensor<128x256xbf16>, %w: tensor<256x64xbf16>) -> ({types}) {{\n"
+    return head + "".join(lines) + f"  func.return {results} : {types}\n}}\n"
 
 
 def time_tool(command: list[str]) -> tuple[float, float]:
@@ -75,6 +99,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="20000,40000", help="arith.addi counts")
     parser.add_argument("--repeat", type=int, default=3, help="rounds (median)")
     parser.add_argument("--moe", action="store_true", help="also the emitted MoE kernel")
+    parser.add_argument(
+        "--hlo", type=int, default=0, metavar="N", help="also N copies of the MX matmul graph"
+    )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, median of {args.repeat}")
@@ -90,6 +117,11 @@ def main() -> None:
                 f"mx-opt growth {sizes[0]} -> {ops} ops: x{ops / sizes[0]:.1f} ops, "
                 f"x{mx / mx_times[0]:.2f} time"
             )
+        if args.hlo:
+            path = os.path.join(tmp, "hlo.mlir")
+            with open(path, "w") as stream:
+                stream.write(hlo_graph(args.hlo))
+            compare(f"MX matmul graph x{args.hlo} ({7 * args.hlo} ops)", path, args.repeat)
         if args.moe:
             path = os.path.join(tmp, "moe.mlir")
             subprocess.run(["mx-moe", "emit", "-o", path], check=True)

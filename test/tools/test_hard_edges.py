@@ -511,7 +511,7 @@ def test_line_table_agrees_with_counting_newlines() -> None:
 def test_the_benchmark_modules_parse(tmp_path: Path, capsys) -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
-        from mx_opt import addi_module  # pyright: ignore[reportMissingImports]
+        from mx_opt import addi_module, hlo_graph  # pyright: ignore[reportMissingImports]
     finally:
         sys.path.pop(0)
     f = tmp_path / "addi.mlir"
@@ -519,6 +519,11 @@ def test_the_benchmark_modules_parse(tmp_path: Path, capsys) -> None:
     code, out, _ = tool(capsys, mx_opt.main, f)
     assert code == 0
     assert out.count("arith.addi") == 50
+    f.write_text(hlo_graph(2))
+    code, out, _ = tool(capsys, mx_opt.main, f)
+    assert code == 0
+    assert out.count("@QuantizeMX") == 4
+    assert out.count("@__op$block_scaled_dot") == 2
 
 
 def test_a_number_too_wide_for_its_array_is_located(tmp_path: Path, capsys) -> None:
