@@ -430,7 +430,11 @@ def check_writable(path: str, what: str = "output") -> None:
     a missing or read-only directory, a read-only file."""
     if os.path.isdir(path):
         raise ToolInputError(f"cannot write {what} {path!r}: it is a directory; name a file")
-    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.exists(path) and not os.path.isfile(path):  # a device or a pipe
+        if not os.access(path, os.W_OK):
+            raise ToolInputError(f"cannot write {what} {path!r}: permission denied")
+        return
+    directory = os.path.dirname(os.path.realpath(path))
     if not os.path.isdir(directory):
         raise ToolInputError(f"cannot write {what} {path!r}: no directory {directory!r}")
     if os.path.exists(path) and not os.access(path, os.W_OK):
@@ -448,8 +452,18 @@ def _umask() -> int:
 def write_atomically(path: str, write: Callable[[IO[bytes]], object], what: str = "output") -> None:
     """Write ``path`` whole or not at all: ``write`` fills a temporary file beside it,
     which then replaces ``path`` (mode 0666 less the umask, as ``open`` would make it).
-    On any failure ``path`` is left as it was and the temporary file removed."""
-    directory = os.path.dirname(os.path.abspath(path))
+    On any failure ``path`` is left as it was and the temporary file removed. A symbolic
+    link is followed (its target is replaced); a path that is not a regular file (a
+    device such as ``/dev/null``, a pipe) is written in place, never replaced."""
+    path = os.path.realpath(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        try:
+            with open(path, "wb") as stream:
+                write(stream)
+        except OSError as err:
+            raise ToolInputError(f"cannot write {what} {path!r}: {err.strerror or err}") from None
+        return
+    directory = os.path.dirname(path)
     base = os.path.basename(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)

@@ -8,8 +8,10 @@ import io
 import os
 import re
 import shlex
+import stat
 import subprocess
 import sys
+import threading
 import time
 from importlib.metadata import version
 from pathlib import Path
@@ -21,7 +23,7 @@ from xdsl.utils.exceptions import ParseError
 
 from mxdsl.kernels.moe_cte import MoECTEImplementation
 from mxdsl.tools import mx_moe, mx_opt, mx_run
-from mxdsl.tools.diagnostics import LineTable, check_string_literals
+from mxdsl.tools.diagnostics import LineTable, check_string_literals, write_atomically
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -538,3 +540,23 @@ def test_a_number_too_wide_for_its_array_is_located(tmp_path: Path, capsys) -> N
     for main in (mx_opt.main, mx_run.main):
         code, _, err = tool(capsys, main, f)
         assert_diagnostic(code, err, f"{f}:4:3: error: cannot parse this op: argument out of range")
+
+
+def test_10_a_device_or_pipe_is_written_in_place_and_a_link_followed(tmp_path: Path) -> None:
+    # `-o /dev/null` must never replace the device with a regular file
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    write_atomically(str(fifo), lambda stream: stream.write(b"whole"))
+    reader.join(timeout=30)
+    assert received == [b"whole"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    target = tmp_path / "target.mlir"
+    target.write_text("old")
+    link = tmp_path / "link.mlir"
+    link.symlink_to(target)
+    write_atomically(str(link), lambda stream: stream.write(b"new"))
+    assert link.is_symlink()
+    assert target.read_text() == "new"
