@@ -65,9 +65,11 @@ class LineTable:
         return index + 1, offset - self.starts[index] + 1
 
 
-_STRING_OR_COMMENT = re.compile(r'//[^\n]*|"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*("?)')
+_STRING_OR_COMMENT = re.compile(r'//[^\n]*|"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*("?)')
 """A comment, or a string literal as xDSL lexes it (its escapes: ``\\" \\n \\t \\\\ \\XX``),
-closed (group 1 is ``"``) or not. One alternative per character: no backtracking."""
+closed (group 1 is ``"``) or not. The closing quote is optional, so a match never fails
+and never backtracks (xDSL's own pattern, with the quote required, backtracks
+exponentially when it is missing)."""
 
 
 def check_string_literals(text: str, name: str, line_offset: int = 0) -> None:
