@@ -15,19 +15,32 @@ be shown against a dump of the IR. :class:`LocatingParser` records where every o
 from __future__ import annotations
 
 import argparse
+import bisect
 import dataclasses
 import os
 import re
+import struct
 import sys
+import tempfile
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FileLineColLoc,
+    IntAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnknownLoc,
+)
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.lexer import Span
+from xdsl.utils.lexer import Input, Span
 
 
 class OpDiagnostic(DiagnosticException):
@@ -39,41 +52,207 @@ class OpDiagnostic(DiagnosticException):
         self.message = message
 
 
+class LineTable:
+    """Where each line of a text starts, so an offset's line and column cost a bisection
+    (not a count of the newlines before it, which made parsing quadratic)."""
+
+    def __init__(self, content: str):
+        self.starts = [0, *(m.end() for m in re.finditer("\n", content))]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of ``offset``."""
+        index = bisect.bisect_right(self.starts, offset) - 1
+        return index + 1, offset - self.starts[index] + 1
+
+
+_STRING_OR_COMMENT = re.compile(r'//[^\n]*|"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*("?)')
+"""A comment, or a string literal as xDSL lexes it (its escapes: ``\\" \\n \\t \\\\ \\XX``),
+closed (group 1 is ``"``) or not. The closing quote is optional, so a match never fails
+and never backtracks (xDSL's own pattern, with the quote required, backtracks
+exponentially when it is missing)."""
+
+
+def check_string_literals(text: str, name: str, line_offset: int = 0) -> None:
+    """Raise a located ``ParseError`` at the first string literal that is not closed on
+    its line or holds an invalid escape. xDSL 0.75's lexer backtracks exponentially on
+    such a literal (a typo would hang the tool), so this linear scan runs first."""
+    for match in _STRING_OR_COMMENT.finditer(text):
+        if match.group(1) != "":  # a comment (no group) or a closed string
+            continue
+        stop = match.end()
+        next_char = text[stop : stop + 1]
+        if next_char == "\\":
+            at = stop
+            message = (
+                'invalid escape sequence in string literal (use \\", \\n, \\t, \\\\ or '
+                "\\XX with two hex digits)"
+            )
+        elif next_char in ("\v", "\f"):
+            at, message = stop, "a string literal cannot hold a vertical tab or form feed"
+        else:
+            at = match.start()
+            message = "string literal is not closed: add the closing '\"' on this line"
+        span = Span(at, at + 1, Input(text, name), line_offset)
+        raise ParseError(span, message)
+
+
+class ParseVerifyError(ParseError):
+    """A verifier error raised while parsing (an attribute or type refused), located at
+    its op: a verifier diagnostic for ``--verify-diagnostics``."""
+
+
 class LocatingParser(Parser):
-    """A parser that remembers where each op begins in the input."""
+    """A parser that remembers where each op begins in the input (a span per op: a line
+    and column are worked out only when wanted, see :func:`assign_locations`)."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        check_string_literals(text, name, line_offset)
         super().__init__(ctx, text, name)
         self.line_offset = line_offset
         self.op_spans: dict[Operation, Span[str]] = {}
 
     def parse_operation(self) -> Operation:
-        span = dataclasses.replace(self._current_token.span, line_offset=self.line_offset)
-        op = super().parse_operation()
+        span = self._current_token.span
+        if self.line_offset:
+            span = dataclasses.replace(span, line_offset=self.line_offset)
+        try:
+            op = super().parse_operation()
+        except VerifyException as err:  # an attribute or type refused while parsed
+            raise ParseVerifyError(span, f"invalid op: {err}") from None
+        except (struct.error, OverflowError, ValueError) as err:  # e.g. a value too wide
+            raise ParseError(span, f"cannot parse this op: {err}") from None
+        except MemoryError:
+            raise ParseError(
+                span,
+                "out of memory while parsing this op: a literal or a shape too large for "
+                "this machine",
+            ) from None
         self.op_spans[op] = span
-        if isinstance(op.location, UnknownLoc):
-            where = span.get_location()
-            op.location = FileLineColLoc(
-                StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
-            )
         return op
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """As xDSL's, but a value used and never defined is reported at its first use."""
+        try:
+            return super().parse_module(allow_implicit_module)
+        except VerifyException as err:  # outside any op: an alias definition
+            raise ParseVerifyError(self._current_token.span, f"invalid: {err}") from None
+        except ParseError as err:
+            if "used but not defined" not in err.msg:
+                raise
+            uses = sorted(filter(None, map(self._first_use, self.forward_ssa_references)))
+            if not uses:
+                raise
+            (_, first, span), *others = uses
+            names = ", ".join(f"%{name}" for _, name, _ in others)
+            also = f" (also never defined: {names})" if others else ""
+            raise ParseError(span, f"use of undefined value %{first}{also}") from None
+
+    def _first_use(self, name: str) -> tuple[int, str, Span[str]] | None:
+        """(offset, name, span) of the first use of the undefined ``%name`` in the input:
+        the first ``%name`` in the text of the first op that uses it."""
+        starts = [
+            self.op_spans[use.operation].start
+            for value in self.forward_ssa_references[name].values()
+            for use in value.uses
+            if use.operation in self.op_spans
+        ]
+        if not starts:
+            return None
+        text = self.lexer.input.content
+        pattern = re.compile(rf"%{re.escape(name)}(?![\w$.-])")
+        match = pattern.search(text, min(starts))
+        if match is None:
+            return None
+        span = Span(match.start(), match.end(), self.lexer.input, self.line_offset)
+        return match.start(), name, span
+
+
+def assign_locations(op_spans: dict[Operation, Span[str]]) -> None:
+    """Give every op without a location the ``loc("file":line:col)`` of its span (as
+    MLIR does), so the ops passes make from it inherit a place in the input. One table of
+    line starts and a bisection per op: linear in the input."""
+    if not op_spans:
+        return
+    first = next(iter(op_spans.values()))
+    lines = LineTable(first.input.content)
+    file = StringAttr(first.input.name)
+    for op, span in op_spans.items():
+        if isinstance(op.location, UnknownLoc):
+            line, col = lines.line_col(span.start)
+            op.location = FileLineColLoc(file, IntAttr(line + span.line_offset), IntAttr(col))
 
 
 def parse_located(
-    ctx: Context, text: str, name: str, line_offset: int = 0, implicit_module: bool = True
+    ctx: Context,
+    text: str,
+    name: str,
+    line_offset: int = 0,
+    implicit_module: bool = True,
+    locations: bool = True,
 ) -> tuple[ModuleOp, dict[Operation, Span[str]]]:
+    """Parse ``text``: the module and each op's span. With ``locations`` every op also
+    gets its ``loc`` (:func:`assign_locations`); without, the spans alone locate the
+    verifier's diagnostics."""
     parser = LocatingParser(ctx, text, name, line_offset)
     module = parser.parse_module(implicit_module)
+    if locations:
+        assign_locations(parser.op_spans)
     return module, parser.op_spans
 
 
 def verify_located(module: ModuleOp) -> None:
-    """Verify ``module`` op by op; the first failure becomes an :class:`OpDiagnostic`."""
+    """Verify ``module`` op by op; the first failure becomes an :class:`OpDiagnostic`.
+    Beyond xDSL's verifiers: a ``memref.subview``'s static bounds (:func:`subview_problem`)."""
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as err:
             raise OpDiagnostic(op, str(err)) from None
+        if isinstance(op, memref.SubviewOp) and (problem := subview_problem(op)):
+            raise OpDiagnostic(op, problem)
+
+
+def subview_problem(op: memref.SubviewOp) -> str | None:
+    """What is wrong with the static parts of a subview, or None: every static window
+    ``offset + (size - 1) * stride`` must lie inside its source dim, and the result shape
+    must be the sizes with only unit dims dropped (as MLIR's verifier requires)."""
+    source_type = op.source.type
+    if not isinstance(source_type, MemRefType):
+        return None
+    shape = source_type.get_shape()
+    offsets = op.static_offsets.get_values()
+    sizes = op.static_sizes.get_values()
+    strides = op.static_strides.get_values()
+    if not len(shape) == len(offsets) == len(sizes) == len(strides):
+        return None  # xDSL's verifier speaks about ranks
+    for dim, (extent, offset, size, stride) in enumerate(
+        zip(shape, offsets, sizes, strides, strict=True)
+    ):
+        dynamic = [v == DYNAMIC_INDEX for v in (offset, size, stride)]
+        if not dynamic[0] and offset < 0:
+            return f"dim {dim}: offset {offset} is negative"
+        if not dynamic[1] and size < 0:
+            return f"dim {dim}: size {size} is negative"
+        if any(dynamic[1:]) or extent < 0 or size == 0:
+            continue
+        first = 0 if dynamic[0] else offset
+        last = first + (size - 1) * stride
+        if not 0 <= last < extent:
+            where = "" if dynamic[0] or offset == 0 else f"offset {offset} + "
+            return (
+                f"dim {dim}: {where}{size} elements at stride {stride} reach index {last}, "
+                f"outside the source's {extent} (memref {source_type})"
+            )
+    result_type = op.result.type
+    if isinstance(result_type, MemRefType) and DYNAMIC_INDEX not in sizes:
+        result_shape = list(result_type.get_shape())
+        kept = [n for n in sizes if n != 1]
+        if [n for n in result_shape if n != 1] != kept or len(result_shape) > len(sizes):
+            return (
+                f"sizes {list(sizes)} do not give the result shape {result_shape} "
+                "(a subview may drop only unit dims)"
+            )
+    return None
 
 
 def format_op_diagnostic(
@@ -99,7 +278,8 @@ def format_parse_error(err: ParseError) -> str:
     the error is on an empty line, e.g. at the end of the input)."""
     where = err.span.get_location()
     message = err.msg.strip()
-    if not err.span.input.content[err.span.start :].strip():
+    content = err.span.input.content
+    if not content[err.span.start :].strip() and _unbalanced(str(content)):
         message = f"{message} (at the end of the input: is a closing '}}' or ')' missing?)"
     headline = f"{where.file}:{where.line}:{where.col}: error: {message}"
     context = err.span.print_with_context().split("\n", 1)[1].rstrip("\n")
@@ -107,15 +287,51 @@ def format_parse_error(err: ParseError) -> str:
     return f"{headline}\n{context}" if source_line.strip() else headline
 
 
+def _unbalanced(text: str) -> bool:
+    """Whether ``text`` (comments and strings left out) opens more braces or parentheses
+    than it closes."""
+    code = _STRING_OR_COMMENT.sub("", text)
+    return code.count("{") > code.count("}") or code.count("(") > code.count(")")
+
+
 _LOCATED_ERROR = re.compile(r"^.+?:\d+:\d+: error: ")
 
 
-def report(tool: str, message: str, stream: IO[str] | None = None) -> None:
+def report(tool: str, message: str, stream: IO[str] | None = None, kind: str = "error") -> None:
     """Print a diagnostic to stderr: ``tool: error: message``, or the message as it is
     when it already starts with its own location (``file:line:col: error: ...``)."""
     stream = sys.stderr if stream is None else stream
-    prefix = "" if _LOCATED_ERROR.match(message) else f"{tool}: error: "
+    prefix = "" if _LOCATED_ERROR.match(message) else f"{tool}: {kind}: "
     print(f"{prefix}{message}", file=stream)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """``--help`` that never breaks a name (a pass, an option) at a hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(
+            " ".join(text.split()), width, break_on_hyphens=False, break_long_words=False
+        )
+
+
+class DefaultsHelpFormatter(HelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """As :class:`HelpFormatter`, with each option's default (when it has one)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(action)
+
+
+def unknown_pass_message(name: str) -> str:
+    """The error for a ``-p`` pass nobody registered, naming mxdsl's passes."""
+    from mxdsl.universe import get_all_passes
+
+    return (
+        f"unknown pass '{name}'; mxdsl passes: {', '.join(sorted(get_all_passes()))} "
+        "(and every xdsl-opt pass; see mx-opt --help)"
+    )
 
 
 TRACEBACK_ENV = "MXDSL_TRACEBACK"
@@ -140,8 +356,13 @@ def run_tool(
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
         run(args, stdout if stdout is not None else sys.stdout)
-    except failure as err:
+    except (failure, ToolInputError) as err:
         report(tool, str(err))
+        return 1
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: console_exit ends quietly
+    except MemoryError as err:
+        report(tool, out_of_memory_message(err))
         return 1
     except OSError as err:
         report(tool, f"cannot access {err.filename!r}: {err.strerror or err}")
@@ -149,6 +370,27 @@ def run_tool(
     except Exception as err:
         return report_internal_error(tool, err)
     return 0
+
+
+def out_of_memory_message(err: MemoryError) -> str:
+    detail = f" ({err})" if str(err) else ""
+    return (
+        f"out of memory{detail}: the input's tensors or the requested sizes need more "
+        "memory than this machine has; use smaller shapes"
+    )
+
+
+def console_exit(main: Callable[[], int]) -> None:
+    """Run a tool's ``main`` as a command: exit with its code; when the reader of stdout
+    goes away (``tool ... | head``) stop quietly (exit 1), as ``mx-opt`` does."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # keep Python's exit-time flush of stdout from failing again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)
 
 
 def report_internal_error(tool: str, err: Exception) -> int:
@@ -162,3 +404,80 @@ def report_internal_error(tool: str, err: Exception) -> int:
         f"(set {TRACEBACK_ENV}=1 for the traceback, and please report it)",
     )
     return 2
+
+
+# ------------------------------------------------------------------ inputs and outputs
+
+
+class ToolInputError(Exception):
+    """Bad input to a tool, found before any work (unreadable source, unwritable output,
+    an output that would not fit): printed as ``tool: error: message``, exit 1."""
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text, or a ``ToolInputError`` at the first byte that is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise ToolInputError(
+            f"{name}:{line}:{col}: error: not UTF-8 text (byte 0x{data[err.start]:02x}: "
+            f"{err.reason}); mlir files are UTF-8"
+        ) from None
+
+
+def check_writable(path: str, what: str = "output") -> None:
+    """Refuse, before any work, an output ``path`` that cannot be written: a directory,
+    a missing or read-only directory, a read-only file."""
+    if os.path.isdir(path):
+        raise ToolInputError(f"cannot write {what} {path!r}: it is a directory; name a file")
+    if os.path.exists(path) and not os.path.isfile(path):  # a device or a pipe
+        if not os.access(path, os.W_OK):
+            raise ToolInputError(f"cannot write {what} {path!r}: permission denied")
+        return
+    directory = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(directory):
+        raise ToolInputError(f"cannot write {what} {path!r}: no directory {directory!r}")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ToolInputError(f"cannot write {what} {path!r}: the file is read-only")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ToolInputError(f"cannot write {what} {path!r}: {directory!r} is not writable")
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_atomically(path: str, write: Callable[[IO[bytes]], object], what: str = "output") -> None:
+    """Write ``path`` whole or not at all: ``write`` fills a temporary file beside it,
+    which then replaces ``path`` (mode 0666 less the umask, as ``open`` would make it).
+    On any failure ``path`` is left as it was and the temporary file removed. A symbolic
+    link is followed (its target is replaced); a path that is not a regular file (a
+    device such as ``/dev/null``, a pipe) is written in place, never replaced."""
+    path = os.path.realpath(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        try:
+            with open(path, "wb") as stream:
+                write(stream)
+        except OSError as err:
+            raise ToolInputError(f"cannot write {what} {path!r}: {err.strerror or err}") from None
+        return
+    directory = os.path.dirname(path)
+    base = os.path.basename(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+    except OSError as err:
+        raise ToolInputError(f"cannot write {what} {path!r}: {err.strerror or err}") from None
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            write(stream)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as err:
+        raise ToolInputError(f"cannot write {what} {path!r}: {err.strerror or err}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)

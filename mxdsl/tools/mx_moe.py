@@ -30,6 +30,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import itertools  # noqa: E402
+import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
@@ -37,6 +38,7 @@ from dataclasses import dataclass  # noqa: E402
 from typing import IO  # noqa: E402
 
 import numpy as np  # noqa: E402
+from xdsl.utils.exceptions import VerifyException  # noqa: E402
 
 from mxdsl import __version__  # noqa: E402
 from mxdsl.kernels.moe_cte import (  # noqa: E402
@@ -63,7 +65,15 @@ from mxdsl.kernels.moe_cte.mx_layouts import (  # noqa: E402
     make_mx_inputs,
     mx_golden_for,
 )
-from mxdsl.tools.diagnostics import run_tool  # noqa: E402
+from mxdsl.tools.diagnostics import (  # noqa: E402
+    DefaultsHelpFormatter,
+    check_writable,
+    console_exit,
+    report,
+    run_tool,
+    write_atomically,
+)
+from mxdsl.tools.mx_run import available_memory, memory_size  # noqa: E402
 
 TOOL = "mx-moe"
 
@@ -124,20 +134,25 @@ def attach_clamp_values(argv: Sequence[str]) -> list[str]:
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
+    style = {"formatter_class": DefaultsHelpFormatter, "allow_abbrev": False}
     parser = argparse.ArgumentParser(
         prog=TOOL,
         description="Build, emit and run the MoE-CTE nisa kernels (docs/moe-cte.md).",
+        **style,
     )
     parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    emit = sub.add_parser("emit", help="write one variant's nisa IR")
-    run = sub.add_parser("run", help="run a variant on 2 simulated cores against the golden")
+    emit = sub.add_parser("emit", help="write one variant's nisa IR", **style)
+    run = sub.add_parser(
+        "run", help="run a variant on 2 simulated cores against the golden", **style
+    )
     grid = sub.add_parser(
         "grid",
         help="run every combination of variants x activations x scalings x TopK x dtypes",
         description="Every combination of the listed values, each run on 2 simulated cores "
         "against its golden, one row per case; the other options apply to every case. "
         "Exit 1 if any case disagrees with its golden.",
+        **style,
     )
     for p in (emit, run):  # one case; grid takes lists of these (below)
         p.add_argument(
@@ -146,24 +161,41 @@ def build_arg_parser() -> argparse.ArgumentParser:
             choices=[m.name for m in MoECTEImplementation],
             help="the variant (MoECTEImplementation member; default shard_on_block)",
         )
-        p.add_argument("--top-k", type=int, default=2, help="experts per token")
+        p.add_argument("--top-k", type=positive, default=2, help="TopK: experts per token")
         p.add_argument("--dtype", choices=["bf16", "f32"], default="bf16", help="IO dtype")
-        p.add_argument("--activation", choices=list(ACTIVATIONS), default="silu")
-        p.add_argument("--scaling", choices=list(SCALINGS), default="post_scale")
+        p.add_argument(
+            "--activation",
+            choices=list(ACTIVATIONS),
+            default="silu",
+            help="the activation applied to gate",
+        )
+        p.add_argument(
+            "--scaling",
+            choices=list(SCALINGS),
+            default="post_scale",
+            help="where the expert affinities multiply: no_scale (never), post_scale "
+            "(each expert's output), pre_scale (the hidden states, before the experts)",
+        )
     for p in (emit, run, grid):
-        p.add_argument("--hidden", type=int, default=512, help="H (multiple of 512)")
+        p.add_argument("--hidden", type=positive, default=512, help="H (multiple of 512)")
         p.add_argument(
             "--intermediate",
-            type=int,
-            default=256,
-            help="I (multiple of 16; MX: of 512 block shard, 1024 I shard, default 512/1024)",
+            type=positive,
+            default=None,
+            help="I (multiple of 16; MX: of 512 block shard, 1024 I shard; default 256, "
+            "MX: 512 block shard, 1024 I shard)",
         )
-        p.add_argument("--experts", type=int, default=4, help="E")
-        p.add_argument("--tokens", type=int, default=100, help="T (real tokens)")
-        p.add_argument("--block-size", type=int, default=None, help="B (default 128/256)")
+        p.add_argument("--experts", type=positive, default=4, help="E")
+        p.add_argument("--tokens", type=positive, default=100, help="T (real tokens)")
+        p.add_argument(
+            "--block-size",
+            type=positive,
+            default=None,
+            help="B (default 128 block shard, 256 I shard)",
+        )
         p.add_argument(
             "--blocks",
-            type=int,
+            type=positive,
             default=None,
             help="N (default ceil((T*TopK - (E-1)) / B) + E - 1; E for dropping)",
         )
@@ -186,18 +218,19 @@ def build_arg_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--mx-weights",
             choices=["fp8_e4m3fn", "fp8_e5m2", "fp4_e2m1"],
-            default="fp8_e4m3fn",
-            help="MX variants: the weight format (x4-packed, E8M0 block scales)",
+            default=None,
+            help="MX variants only: the weight format (x4-packed, E8M0 block scales; "
+            "default fp8_e4m3fn)",
         )
         p.add_argument(
             "--n-static-blocks",
-            type=int,
+            type=at_least(-1),
             default=-1,
             help="shard_on_block_mx: static prefix (-1: N - E)",
         )
         p.add_argument(
             "--n-dynamic-blocks",
-            type=int,
+            type=at_least(0),
             default=55,
             help="shard_on_block_mx: at most this many blocks in the dynamic loop",
         )
@@ -210,24 +243,35 @@ def build_arg_parser() -> argparse.ArgumentParser:
             help="POST_SCALE multiplies act(gate)*up instead of the output (I shard)",
         )
         p.add_argument(
-            "--num-static-block", type=int, default=None, help="hybrid: static prefix length"
+            "--num-static-block",
+            type=at_least(0),
+            default=None,
+            help="hybrid: static prefix length",
         )
         p.add_argument(
             "--live-blocks",
-            type=int,
+            type=at_least(0),
             default=None,
             help="hybrid: sum(conditions), the blocks the dynamic loop runs to "
             "(default: the real blocks)",
         )
         p.add_argument(
             "--gate-up-chunk",
-            type=int,
+            type=positive,
             default=None,
             metavar="COLUMNS",
             help="I columns per gate/up weight load (default: the largest whose buffers "
             "fit the SBUF)",
         )
-        p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+        p.add_argument("--seed", type=at_least(0), default=0, help="seed of the random inputs")
+        p.add_argument(
+            "--max-memory",
+            type=memory_size,
+            default=None,
+            metavar="SIZE",
+            help="refuse a case whose arguments need more than SIZE bytes (suffix K, M, G; "
+            "0: no limit; default: the memory available on this machine)",
+        )
     emit.add_argument("-o", "--output", metavar="FILE", help="write the IR here (default stdout)")
     emit.add_argument(
         "--write-inputs",
@@ -240,7 +284,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
         metavar="FILE.npz",
         help="write the kernel's outputs (by name) and the golden here",
     )
-    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    for p in (run, grid):
+        p.add_argument(
+            "--no-progress",
+            action="store_true",
+            help="no progress on stderr (a bar on a terminal, else a line every few seconds)",
+        )
     bf16_family = [m.name for m in MoECTEImplementation if not m.is_mx]
     add_name_list(grid, "--implementations", [m.name for m in MoECTEImplementation], bf16_family)
     add_name_list(grid, "--activations", list(ACTIVATIONS))
@@ -293,6 +342,25 @@ def add_name_list(
     )
 
 
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+positive = at_least(1)
+
+
 def int_list(text: str) -> list[int]:
     """An argparse type: comma-separated positive integers."""
     try:
@@ -313,8 +381,14 @@ def problem(args: argparse.Namespace):  # noqa: ANN201
     blocks = args.blocks
     if blocks is None and dropping:
         blocks = args.experts
-    if impl.is_mx and args.intermediate == 256:  # the bf16 default is too small for MX
-        args.intermediate = 512 if impl.shards_on_block else 1024
+    intermediate = args.intermediate
+    if intermediate is None:  # the bf16 default is too small for MX
+        intermediate = (512 if impl.shards_on_block else 1024) if impl.is_mx else 256
+    if args.mx_weights is not None and not impl.is_mx:
+        raise ToolError(
+            f"--mx-weights applies to the MX variants only; {impl.name} has bf16 weights "
+            "(--fp8-weights for float8 weights)"
+        )
     i_options = args.checkpoint or args.affinity_on_i or args.num_static_block is not None
     if i_options and impl.shards_on_block:
         raise ToolError(
@@ -349,7 +423,7 @@ def problem(args: argparse.Namespace):  # noqa: ANN201
     spec = MoECTESpec(impl, shard_on_block=block_cfg, shard_on_I=cfg)
     sizes = MoECTESizes(
         hidden=args.hidden,
-        intermediate=args.intermediate,
+        intermediate=intermediate,
         experts=args.experts,
         tokens=args.tokens,
         block_size=block,
@@ -363,7 +437,7 @@ def problem(args: argparse.Namespace):  # noqa: ANN201
         bias=args.bias,
         gate_clamp=args.clamp_gate or (None, None),
         up_clamp=args.clamp_up or (None, None),
-        mx_weights=args.mx_weights,
+        **({"mx_weights": args.mx_weights} if args.mx_weights else {}),
         gate_up_chunk=args.gate_up_chunk,
     )
     quant = QuantizationConfig(True, True) if args.fp8_weights else None
@@ -402,6 +476,65 @@ def build(args: argparse.Namespace):  # noqa: ANN201
         return build_moe_cte(spec, sizes, options, quant)
     except (MoECTEConfigError, NotBuiltYetError) as err:
         raise ToolError(str(err)) from None
+    except VerifyException as err:  # a size the kernel's ops refuse (e.g. an SBUF tile)
+        message = f"{spec.implementation.name} cannot be built at these sizes: {err}"
+        raise ToolError(message) from None
+
+
+MEMORY_FACTOR = {False: 6, True: 12}
+"""A run's peak memory in copies of the kernel's arguments (bf16 family, MX variants):
+the inputs, the interpreter's copies, the outputs and the golden's working arrays, the
+MX golden's dequantized weights (measured at E = 300, T = 10: 6.0x and 11.7x)."""
+
+
+def check_memory(kernel, args: argparse.Namespace, label: str = "") -> int:  # noqa: ANN001
+    """The bytes a run of ``kernel`` needs (an estimate); refuse beyond ``--max-memory``
+    (default: what this machine has available) before any input is made."""
+    factor = MEMORY_FACTOR[kernel.spec.implementation.is_mx]
+    needed = factor * sum(math.prod(a.shape) * a.numpy_dtype.itemsize for a in kernel.arguments)
+    if args.max_memory == 0:
+        return needed
+    budget = available_memory() if args.max_memory is None else args.max_memory
+    if budget is not None and needed > budget:
+        where = "this machine has available" if args.max_memory is None else "--max-memory"
+        raise ToolError(
+            f"{label}a run at these sizes needs about {_gib(needed)} "
+            f"({factor} x the kernel's {len(kernel.arguments)} arguments) but {where} "
+            f"{_gib(budget)}; use smaller sizes, or --max-memory SIZE (0: no limit)"
+        )
+    return needed
+
+
+def _gib(size: int) -> str:
+    return f"{size / (1 << 30):.3g} GiB"
+
+
+PROGRESS_INTERVAL = 10.0
+"""Seconds between the plain progress lines written when stderr is not a terminal."""
+
+
+def make_progress(
+    total: float, stream: IO[str] | None = None, label: str = "blocks"
+) -> Callable[[float], None]:
+    """Progress over ``total`` blocks on ``stream`` (stderr): a bar redrawn in place on a
+    terminal; otherwise a plain line every PROGRESS_INTERVAL seconds and one at the end."""
+    out = sys.stderr if stream is None else stream
+    if out.isatty():
+        return progress_bar(total, out)
+    start = time.monotonic()
+    state = {"last": start, "done": False}
+
+    def report(done: float) -> None:
+        now = time.monotonic()
+        finished = done >= total
+        if state["done"] or (not finished and now - state["last"] < PROGRESS_INTERVAL):
+            return
+        state["last"], state["done"] = now, finished
+        share = f" ({100 * done / total:.0f}%)" if total else ""
+        out.write(f"{label} {int(done)}/{int(total)}{share} after {now - start:.1f} s\n")
+        out.flush()
+
+    return report
 
 
 def seeded_inputs(kernel, args: argparse.Namespace):  # noqa: ANN001, ANN201
@@ -455,19 +588,28 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     if args.command == "grid":
         run_grid(args, stdout)
         return
+    outputs = [args.output, getattr(args, "write_inputs", None)]
+    for path in outputs:
+        if path is not None:
+            check_writable(path)  # before any work, not after it
     kernel = build(args)
     spec, sizes, options, quant = kernel.spec, kernel.sizes, kernel.options, kernel.quantization
     if args.command == "emit":
+        if args.write_inputs:
+            check_memory(kernel, args)
         inputs = seeded_inputs(kernel, args) if args.write_inputs else None
-        text = header(kernel, args) + kernel.text() + "\n"
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as stream:
-                stream.write(text)
-        else:
-            stdout.write(text)
+        text = (header(kernel, args) + kernel.text() + "\n").encode("utf-8")
         if inputs is not None:
-            np.savez(args.write_inputs, **_npz_arrays(kernel, inputs.arrays))  # pyright: ignore[reportArgumentType]
+            arrays = _npz_arrays(kernel, inputs.arrays)
+            write_atomically(args.write_inputs, lambda stream: savez(stream, arrays))
+        if args.output:
+            write_atomically(args.output, lambda stream: stream.write(text))
+        else:
+            stdout.write(text.decode("utf-8"))
         return
+    needed = check_memory(kernel, args)
+    if needed > NOTE_MEMORY:
+        report(TOOL, f"this run needs about {_gib(needed)} of memory", kind="note")
     inputs = seeded_inputs(kernel, args)
     impl = spec.implementation
     print(
@@ -478,19 +620,21 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         f"{f' mx-weights={options.mx_weights}' if impl.is_mx else ''}",
         file=stdout,
     )
-    progress = None if args.no_progress else progress_bar(sum(inputs.active_blocks))
+    progress = None if args.no_progress else make_progress(sum(inputs.active_blocks))
     checked = check(kernel, inputs, progress)
     if impl.is_mx:
         dense = dense_golden_for(spec, sizes, options, inputs)
         print(
-            f"relative error vs the fp32 dense golden (unquantized weights, "
-            f"{options.mx_weights}): {relative_error(checked.result, dense):.3e}",
+            f"relative error vs the fp32 dense golden (unquantized weights; the "
+            f"{options.mx_weights} quantization error, not judged): "
+            f"{relative_error(checked.result, dense):.3e}",
             file=stdout,
         )
     verdict = "ok" if checked.ok else "FAILED"
+    golden = "the MX golden (the same quantized weights)" if impl.is_mx else "the golden"
     print(
-        f"relative error (Frobenius): {checked.error:.3e} (tolerance {checked.tolerance:g}: "
-        f"{verdict})",
+        f"relative error (Frobenius) vs {golden}: {checked.error:.3e} (tolerance "
+        f"{checked.tolerance:g}: {verdict})",
         file=stdout,
     )
     print(f"kernel time (interpreter, 2 cores): {checked.kernel_time:.3f} s", file=stdout)
@@ -498,11 +642,9 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     ratio = checked.kernel_time / max(checked.golden_time, 1e-9)
     print(f"ratio kernel / golden: {ratio:.2f}", file=stdout)
     if args.output:
-        np.savez(
-            args.output,
-            golden=checked.golden,
-            **{k: np.asarray(v, dtype=np.float32) for k, v in checked.outputs.items()},  # pyright: ignore[reportArgumentType]
-        )
+        arrays = {"golden": checked.golden}
+        arrays.update({k: np.asarray(v, dtype=np.float32) for k, v in checked.outputs.items()})
+        write_atomically(args.output, lambda stream: savez(stream, arrays))
     if not checked.ok:
         raise ToolError(
             f"the kernel disagrees with the golden: error {checked.error:.3e} > "
@@ -515,17 +657,23 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
     kernels are built first (a refused case stops the grid before any run), then each
     runs against its golden, one row per case."""
     lists = [getattr(args, plural) for plural, _ in GRID_AXES]
+    if args.mx_weights and not any(MoECTEImplementation[i].is_mx for i in args.implementations):
+        raise ToolError("--mx-weights applies to the MX variants only; the grid has none")
     kernels = []
     for combination in itertools.product(*lists):
         case = argparse.Namespace(**vars(args))
         for (_, single), value in zip(GRID_AXES, combination, strict=True):
             setattr(case, single, value)
+        if not MoECTEImplementation[case.implementation].is_mx:
+            case.mx_weights = None  # the grid's --mx-weights is for its MX cases
+        impl, act, scaling, top_k, dtype = combination
+        label = f"case {impl} {act} {scaling} TopK={top_k} {dtype}: "
         try:
-            kernels.append((combination, case, build(case)))
+            kernel = build(case)
+            check_memory(kernel, case, label)
         except ToolError as err:
-            impl, act, scaling, top_k, dtype = combination
-            label = f"{impl} {act} {scaling} TopK={top_k} {dtype}"
-            raise ToolError(f"case {label}: {err}") from None
+            raise ToolError(f"{label}{err}") from None
+        kernels.append((combination, case, kernel))
     print(
         f"grid: H={args.hidden} E={args.experts} T={args.tokens}, "
         f"{len(kernels)} cases ({' x '.join(str(len(values)) for values in lists)})",
@@ -537,8 +685,13 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
         file=stdout,
     )
     failed = 0
-    for (impl, act, scaling, top_k, dtype), case, kernel in kernels:
-        checked = check(kernel, seeded_inputs(kernel, case), None)
+    for number, ((impl, act, scaling, top_k, dtype), case, kernel) in enumerate(kernels, 1):
+        inputs = seeded_inputs(kernel, case)
+        progress = None
+        if not args.no_progress:
+            label = f"case {number}/{len(kernels)} blocks"
+            progress = make_progress(sum(inputs.active_blocks), label=label)
+        checked = check(kernel, inputs, progress)
         failed += not checked.ok
         print(
             f"{impl:22s} {act:17s} {scaling:10s} {top_k:4d} {dtype:5s} "
@@ -561,8 +714,19 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
     return run_tool(TOOL, build_arg_parser(), run, ToolError, args, stdout)
 
 
+def savez(stream: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
+    """``arrays`` as an ``.npz`` into ``stream`` (so the file is exactly the name given:
+    ``np.savez`` would add ``.npz`` to a path without it)."""
+    write: Callable[..., None] = np.savez  # keys are array names, never options
+    write(stream, **arrays)
+
+
+NOTE_MEMORY = 1 << 30
+"""A run that needs more than this many bytes says so before it starts."""
+
+
 def console_main() -> None:
-    sys.exit(main())
+    console_exit(main)  # `mx-moe grid | head` stops quietly
 
 
 __all__ = ["attach_clamp_values", "build_arg_parser", "main"]

@@ -22,7 +22,6 @@ the error and exit 0) for lit tests, with the located message. Set
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -40,13 +39,22 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mxdsl import __version__
 from mxdsl.tools.diagnostics import (
+    HelpFormatter,
     OpDiagnostic,
+    ParseVerifyError,
+    ToolInputError,
+    check_writable,
+    console_exit,
+    decode_source,
     format_op_diagnostic,
     format_parse_error,
+    out_of_memory_message,
     parse_located,
     report,
     report_internal_error,
+    unknown_pass_message,
     verify_located,
+    write_atomically,
 )
 
 TOOL = "mx-opt"
@@ -88,11 +96,18 @@ class MxOptMain(xDSLOptMain):
         try:
             module, self.op_spans = parse_located(
                 self.ctx,
-                chunk.read().decode("utf-8"),
+                decode_source(chunk.read(), self.get_input_name()),
                 self.get_input_name(),
                 start_offset,
                 implicit_module=not self.args.no_implicit_module,
+                # an op's loc is wanted by the ops passes make from it, or to be printed;
+                # the verifier's diagnostics need only the spans
+                locations=bool(self.args.passes) or self.args.print_debuginfo,
             )
+        except ParseVerifyError as err:
+            if self.args.verify_diagnostics:  # a verifier error, though found while parsing
+                raise DiagnosticException(format_parse_error(err)) from None
+            raise LocatedParseError(err.span, err.msg) from None
         except ParseError as err:
             raise LocatedParseError(err.span, err.msg) from None
         return module
@@ -138,21 +153,41 @@ class MxOptMain(xDSLOptMain):
         except (ValueError, TypeError) as err:
             raise PipelineError(f"invalid options for pass '{spec.name}': {err}") from None
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """stdin for no file or ``-``; any other file is read as MLIR unless its extension
+        names another frontend (``-f`` chooses explicitly)."""
+        if self.args.input_file in (None, "-"):
+            return sys.stdin.buffer, "mlir"
+        stream, extension = super().get_input_stream()
+        return stream, extension if extension in self.available_frontends else "mlir"
+
+    def get_input_name(self) -> str:
+        return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.prog = TOOL  # also when main() runs in-process
+        arg_parser.formatter_class = HelpFormatter
+        arg_parser.allow_abbrev = False
+        for action in arg_parser._actions:  # pyright: ignore[reportPrivateUsage]
+            if action.dest == "input_file":
+                action.help = "the input file; without one (or with '-') stdin is read"
+            if action.dest == "passes":  # a list the help can wrap between names
+                passes = ", ".join(sorted(self.available_passes))
+                action.help = f"a comma-separated pipeline of passes; available: {passes}"
 
     def prepare_output(self) -> IO[str]:
         if self.args.output_file is None:
             return sys.stdout
+        check_writable(self.args.output_file)  # before the run, not after it
         self._deferred = _DeferredOutput()
         return self._deferred
 
     def run(self) -> None:
         super().run()
         if self._deferred is not None:
-            with open(self.args.output_file, "w") as output:
-                output.write(self._deferred.getvalue())
+            text = self._deferred.getvalue().encode("utf-8")
+            write_atomically(self.args.output_file, lambda stream: stream.write(text))
 
     def apply_passes(self, prog: ModuleOp) -> None:
         """Apply the pipeline; an op-level error becomes a located diagnostic (which
@@ -164,12 +199,7 @@ class MxOptMain(xDSLOptMain):
 
 
 def _unknown_pass_message(name: str) -> str:
-    from mxdsl.universe import get_all_passes
-
-    return (
-        f"unknown pass '{name}'; mxdsl passes: {', '.join(sorted(get_all_passes()))} "
-        "(and every xdsl-opt pass; see mx-opt --help)"
-    )
+    return unknown_pass_message(name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -201,6 +231,12 @@ def _run(argv: Sequence[str] | None) -> int:
     except DiagnosticException as err:
         report(TOOL, str(err))
         return 1
+    except ToolInputError as err:
+        report(TOOL, str(err))
+        return 1
+    except MemoryError as err:
+        report(TOOL, out_of_memory_message(err))
+        return 1
     except BrokenPipeError:
         raise  # the reader of stdout went away: console_main exits quietly
     except OSError as err:
@@ -213,12 +249,4 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def console_main() -> None:
-    try:
-        code = main()
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # e.g. `mx-opt big.mlir | head`: stop quietly, and keep Python's exit-time
-        # flush of stdout from failing again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
-    sys.exit(code)
+    console_exit(main)  # e.g. `mx-opt big.mlir | head`: stops quietly

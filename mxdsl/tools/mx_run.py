@@ -21,9 +21,9 @@ not implement; the exit code is then 1 and ``-o`` is not written. Set
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
@@ -35,6 +35,7 @@ from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.traits import CallableOpInterface, SymbolOpInterface, SymbolTable
+from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -53,12 +54,18 @@ from mxdsl.interpreters import (
 )
 from mxdsl.tools.diagnostics import (
     TRACEBACK_ENV,
+    HelpFormatter,
     OpDiagnostic,
+    check_writable,
+    console_exit,
+    decode_source,
     format_op_diagnostic,
     format_parse_error,
     parse_located,
     run_tool,
+    unknown_pass_message,
     verify_located,
+    write_atomically,
 )
 
 TOOL = "mx-run"
@@ -176,6 +183,11 @@ def load_inputs(path: str, arg_types: Sequence[Attribute], func_name: str) -> tu
     except OSError as err:
         raise RunFailure(f"cannot open inputs {path!r}: {err.strerror or err}") from None
     except Exception as err:
+        if "pickled" in str(err):  # numpy's guess for bytes it does not recognise
+            raise RunFailure(
+                f"cannot read inputs {path!r}: it is not an .npz file (write one with "
+                "numpy.savez, keys arg0, arg1, ...)"
+            ) from None
         raise RunFailure(f"cannot read inputs {path!r}: {err}") from None
     if not isinstance(npz, np.lib.npyio.NpzFile):
         raise RunFailure(
@@ -303,22 +315,10 @@ def format_values(array: np.ndarray) -> str:
 
 
 def write_outputs(path: str, arrays: dict[str, np.ndarray]) -> None:
-    """Write the ``.npz`` atomically: to a temporary file beside ``path``, then rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".mx-run-", suffix=".npz", dir=directory)
-    except OSError as err:
-        raise RunFailure(f"cannot write {path!r}: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            savez: Callable[..., None] = np.savez  # keys are result names, never options
-            savez(stream, **arrays)
-        os.replace(tmp, path)
-    except OSError as err:
-        raise RunFailure(f"cannot write {path!r}: {err.strerror or err}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    """Write the ``.npz`` to exactly ``path``, whole or not at all (a temporary file
+    beside it, then renamed; the mode follows the umask)."""
+    savez: Callable[..., None] = np.savez  # keys are result names, never options
+    write_atomically(path, lambda stream: savez(stream, **arrays))
 
 
 # ----------------------------------------------------------------------- run
@@ -343,6 +343,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
         prog=TOOL,
         description="Run a function of an .mlir file with the mxdsl interpreters "
         "(inputs and outputs as .npz; see docs/mx-run.md).",
+        formatter_class=HelpFormatter,
+        allow_abbrev=False,
     )
     parser.add_argument("input_file", help="the .mlir file ('-' for stdin)")
     parser.add_argument("--symbol", default="main", help="function to run (default: main)")
@@ -353,7 +355,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     source.add_argument(
         "--random-inputs",
         metavar="SEED",
-        type=int,
+        type=non_negative_int,
         help="draw the arguments from numpy.random.default_rng(SEED): standard normal "
         "rounded to float types, small integers for integer types",
     )
@@ -371,14 +373,143 @@ def build_arg_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--cores",
-        type=int,
+        type=core_count,
         default=1,
         metavar="N",
-        help="run N SPMD programs over shared arguments (HBM); memref arguments are "
-        "printed and written as argI after the run (docs/nisa-interpreter.md)",
+        help=f"run N (1..{MAX_CORES}) SPMD programs over shared arguments (HBM); memref "
+        "arguments are printed and written as argI after the run (docs/nisa-interpreter.md)",
+    )
+    parser.add_argument(
+        "--max-memory",
+        type=memory_size,
+        default=None,
+        metavar="SIZE",
+        help="refuse a run whose arguments, results and buffers need more than SIZE bytes "
+        "(suffix K, M, G; 0: no limit; default: the memory available on this machine)",
     )
     parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
     return parser
+
+
+MAX_CORES = 64
+"""The most programs ``--cores`` runs (each is a thread with its own interpreter)."""
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0 (a seed of ``numpy.random.default_rng``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
+
+
+def core_count(text: str) -> int:
+    """An argparse type: a number of cores, 1..MAX_CORES."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 1 <= value <= MAX_CORES:
+        raise argparse.ArgumentTypeError(f"expected 1..{MAX_CORES} cores, got {value}")
+    return value
+
+
+_SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def memory_size(text: str) -> int:
+    """An argparse type: bytes, with an optional K/M/G/T suffix (binary: K = 1024)."""
+    number, suffix = text.strip().upper().rstrip("B"), ""
+    if number[-1:] in _SIZE_SUFFIXES:
+        number, suffix = number[:-1], number[-1]
+    try:
+        value = float(number) * _SIZE_SUFFIXES[suffix]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a size such as 8G or 512M, got {text!r}"
+        ) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a size >= 0, got {text!r}")
+    return int(value)
+
+
+def available_memory() -> int | None:
+    """Bytes this machine can still give (``MemAvailable``), or None when unknown."""
+    try:
+        with open("/proc/meminfo") as stream:
+            for line in stream:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _type_bytes(t: Attribute) -> int:
+    """Bytes of a value of type ``t`` as the interpreter holds it (tuples summed; 0 for
+    a type without a static shape or a numpy dtype)."""
+    if isinstance(t, TupleType):
+        return sum(_type_bytes(element) for element in t.types.data)
+    if not isinstance(t, TensorType | MemRefType):
+        return 0
+    shape = t.get_shape()
+    if any(size < 0 for size in shape):
+        return 0
+    try:
+        itemsize = numpy_dtype(t.get_element_type()).itemsize
+    except TypeError:
+        return 0
+    return math.prod(shape) * itemsize
+
+
+def estimate_memory(
+    module: ModuleOp, arg_types: Sequence[Attribute], result_types: Sequence[Attribute], cores: int
+) -> int:
+    """A lower bound of the bytes a run needs: the arguments and results, the largest
+    tensor any op makes, and every ``memref.alloc`` once per core."""
+    allocs = largest = 0
+    for op in module.walk():
+        if op.name == "memref.alloc":
+            allocs += sum(_type_bytes(r.type) for r in op.results)
+        else:
+            tensors = (r.type for r in op.results if isinstance(r.type, TensorType | TupleType))
+            largest = max([largest, *map(_type_bytes, tensors)])  # memrefs here are views
+    values = sum(map(_type_bytes, arg_types)) + sum(map(_type_bytes, result_types))
+    return values + largest + allocs * cores
+
+
+def _gib(size: int) -> str:
+    return f"{size / (1 << 30):.3g} GiB"
+
+
+def check_memory(needed: int, limit: int | None, func: Operation, spans) -> None:  # noqa: ANN001
+    """Refuse a run that needs more than ``limit`` bytes (None: the available memory)."""
+    if limit == 0:
+        return
+    budget = available_memory() if limit is None else limit
+    if budget is None or needed <= budget:
+        return
+    where = "this machine has available" if limit is None else "--max-memory allows"
+    raise RunFailure(
+        _located(
+            func,
+            f"the run needs at least {_gib(needed)} (arguments, results, buffers) but "
+            f"{where} {_gib(budget)}; use smaller shapes, or --max-memory SIZE (0: no "
+            "limit) to try anyway",
+            spans,
+        )
+    )
+
+
+SPMD_OPS = frozenset({"nisa.program_id", "nisa.num_programs", "nisa.sendrecv", "nisa.core_barrier"})
+"""The ops through which a program can tell the cores apart: without one of them every
+core does the same work."""
 
 
 def _context() -> Context:
@@ -392,14 +523,14 @@ def _context() -> Context:
 
 def _read_source(path: str) -> tuple[str, str]:
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        binary = getattr(sys.stdin, "buffer", None)  # None for a StringIO in tests
+        text = sys.stdin.read() if binary is None else decode_source(binary.read(), "<stdin>")
+        return text, "<stdin>"
     try:
-        with open(path, encoding="utf-8") as stream:
-            return stream.read(), path
+        with open(path, "rb") as stream:
+            return decode_source(stream.read(), path), path
     except OSError as err:
         raise RunFailure(f"cannot open {path!r}: {err.strerror or err}") from None
-    except UnicodeDecodeError as err:
-        raise RunFailure(f"cannot read {path!r}: not UTF-8 text ({err.reason})") from None
 
 
 def _located(op: Operation, message: str, spans: dict[Operation, Span[str]]) -> str:
@@ -417,15 +548,12 @@ def _run_passes(
         verify_located(module)
 
     try:
+        unknown = [p.name for p in parse_pipeline(spec) if p.name not in available]
+        if unknown:
+            raise RunFailure(unknown_pass_message(unknown[0]))
         pipeline = PassPipeline.parse_spec(available, spec, between)
-    except (ValueError, ArgSpecParseError) as err:
-        text = str(err)
-        if "Unrecognized passes" in text:
-            text = text.replace("Unrecognized passes", "unknown pass") + (
-                "; available mxdsl passes: "
-                + ", ".join(sorted(p for p in available if p.startswith(("legalize-", "lower-"))))
-            )
-        raise RunFailure(f"invalid pass pipeline: {text}") from None
+    except (ValueError, TypeError, ArgSpecParseError) as err:
+        raise RunFailure(f"invalid pass pipeline: {str(err).rstrip()}") from None
     try:
         pipeline.apply(ctx, module)
     except OpDiagnostic as err:
@@ -489,6 +617,8 @@ def _interpretation_failure(
 
 
 def run(args: argparse.Namespace, stdout: IO[str]) -> None:
+    if args.output is not None:
+        check_writable(args.output)  # before the run, not after it
     text, name = _read_source(args.input_file)
     ctx = _context()
     try:
@@ -511,6 +641,17 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         _check_argument_types(arg_types, args.symbol)
     except RunFailure as err:
         raise RunFailure(_located(func, str(err), spans)) from None
+    if args.cores > 1 and not any(op.name in SPMD_OPS for op in module.walk()):
+        raise RunFailure(
+            _located(
+                func,
+                f"--cores {args.cores}: the program uses none of {', '.join(sorted(SPMD_OPS))}, "
+                "so every core would do the same work; run it with --cores 1",
+                spans,
+            )
+        )
+    needed = estimate_memory(module, arg_types, result_types, args.cores)
+    check_memory(needed, args.max_memory, func, spans)
     if args.inputs is not None:
         try:
             inputs = load_inputs(args.inputs, arg_types, args.symbol)
@@ -536,8 +677,6 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     tracker = _OpTracker()
     memref_args = [i for i, t in enumerate(arg_types) if isinstance(t, MemRefType)]
     try:
-        if args.cores < 1:
-            raise RunFailure(f"--cores must be at least 1, got {args.cores}")
         if args.cores > 1 or memref_args:
             from mxdsl.interpreters.spmd import SpmdError, run_spmd
 
@@ -600,7 +739,7 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
 
 
 def console_main() -> None:
-    sys.exit(main())
+    console_exit(main)  # `mx-run ... --print-values | head` stops quietly
 
 
 __all__ = [

@@ -183,7 +183,11 @@ class _Views:
             for (size, stride), group in zip(source.dims, owner.reassociation, strict=True):
                 assert isinstance(group, ArrayAttr)
                 sizes = [shape[g.value.data] for g in group]  # pyright: ignore
-                assert math.prod(sizes) == size
+                if math.prod(sizes) != size:
+                    raise _Refusal(
+                        f"memref.expand_shape splits a dim of {size} into {sizes}, which do "
+                        "not multiply to it"
+                    )
                 inner = stride
                 split: list[Dim] = []
                 for s in reversed(sizes):
@@ -257,8 +261,11 @@ class _Views:
             for dim in dims:
                 if len(kept) < len(result_shape) and result_shape[len(kept)] == dim[0]:
                     kept.append(dim)
-                else:
-                    assert dim[0] == 1
+                elif dim[0] != 1:
+                    raise _Refusal(
+                        f"memref.subview sizes {sizes} do not match its result shape "
+                        f"{result_shape} (only unit dims may be dropped)"
+                    )
             dims = kept
         return _View(
             source.root,

@@ -15,12 +15,13 @@
 // KERNEL: arg8: memref<101x2x512xbf16, #nisa.mem<hbm>> shape=(101, 2, 512) dtype=bfloat16 {{.*}} nan=0
 
 // RESULT: shard_on_i: H=512 I=256 E=4 T=100 B=256 TopK=2 N=4 dtype=bf16 activation=gelu scaling=pre_scale
-// RESULT-NEXT: relative error (Frobenius): {{.*}} (tolerance 0.01: ok)
+// RESULT-NEXT: relative error (Frobenius) vs the golden: {{.*}} (tolerance 0.01: ok)
 // RESULT-NEXT: kernel time (interpreter, 2 cores): {{.*}} s
 // RESULT-NEXT: golden time (numpy): {{.*}} s
 
-// FP32: relative error (Frobenius): {{.*}}e-0{{[6-9]}} (tolerance 1e-05: ok)
-// PROGRESS: blocks [{{.*}}] 4/4
+// FP32: relative error (Frobenius) vs the golden: {{.*}}e-0{{[6-9]}} (tolerance 1e-05: ok)
+// stderr is not a terminal here: no bar, one plain line at the end
+// PROGRESS: blocks 4/4 (100%) after {{[0-9.]+}} s
 
 // MX: mx-moe: error: intermediate size I = 512 is not allowed for shard_on_i_mx: it must be a multiple of 1024
 // HIDDEN: mx-moe: error: hidden size H = 768 must be a positive multiple of 512
