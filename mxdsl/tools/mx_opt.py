@@ -14,8 +14,10 @@ What it adds to ``xdsl-opt``:
 * :func:`main` can be called in-process: it returns the exit code, and undoes the
   process-wide switch-off of attribute verification that ``--disable-verify`` makes.
 
-``--verify-diagnostics`` and ``--parsing-diagnostics`` keep their xdsl-opt meaning (print
-the error and exit 0) for lit tests, with the located message. Set
+``--verify-diagnostics`` checks the input's ``expected-*`` annotations with MLIR's meaning
+(mxdsl/tools/verify_diagnostics.py, docs/verify-diagnostics.md). Without annotations it
+and ``--parsing-diagnostics`` keep their xdsl-opt meaning (print the error and exit 0),
+with the located message. Set
 ``MXDSL_TRACEBACK=1`` to see the Python traceback of an internal error.
 """
 
@@ -26,7 +28,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from io import StringIO
+from io import BytesIO, StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
@@ -39,6 +41,7 @@ from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mxdsl import __version__
+from mxdsl.tools import verify_diagnostics
 from mxdsl.tools.diagnostics import (
     OpDiagnostic,
     format_op_diagnostic,
@@ -77,6 +80,7 @@ class MxOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         self.op_spans: dict[Operation, Span[str]] = {}
         self._deferred: _DeferredOutput | None = None
+        self._replay: tuple[list[tuple[bytes, int]], str] | None = None
         super().__init__(description="mxdsl modular optimizer driver", args=args)
 
     def parse_chunk(
@@ -148,8 +152,37 @@ class MxOptMain(xDSLOptMain):
         self._deferred = _DeferredOutput()
         return self._deferred
 
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        """The input chunks; read once (see :meth:`run`), then replayed from memory."""
+        if self._replay is None:
+            return super().prepare_input()
+        chunks, file_extension = self._replay
+        self._replay = None
+        return [(BytesIO(text), offset) for text, offset in chunks], file_extension
+
     def run(self) -> None:
+        """xdsl-opt's run; under ``--verify-diagnostics`` with ``expected-*`` annotations
+        in the input, MLIR's check of them instead (mxdsl/tools/verify_diagnostics.py)."""
+        if self.args.verify_diagnostics and self._run_verifying_annotations():
+            return
         super().run()
+        self._write_deferred()
+
+    def _run_verifying_annotations(self) -> bool:
+        """Check the input's annotations, or (when it has none) keep it for the plain
+        run and return False."""
+        chunks, file_extension = self.prepare_input()
+        texts = [(chunk.read(), offset) for chunk, offset in chunks]
+        for chunk, _ in chunks:
+            chunk.close()
+        if not any(verify_diagnostics.has_annotations(text) for text, _ in texts):
+            self._replay = (texts, file_extension)
+            return False
+        verify_diagnostics.run_verifying(self, texts, file_extension)
+        self._write_deferred()
+        return True
+
+    def _write_deferred(self) -> None:
         if self._deferred is not None:
             with open(self.args.output_file, "w") as output:
                 output.write(self._deferred.getvalue())
@@ -197,6 +230,9 @@ def _run(argv: Sequence[str] | None) -> int:
         tool.run()
     except ParseError as err:
         report(TOOL, format_parse_error(err))
+        return 1
+    except verify_diagnostics.VerifyDiagnosticsFailed as err:
+        report(TOOL, str(err))
         return 1
     except DiagnosticException as err:
         report(TOOL, str(err))
