@@ -29,6 +29,8 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
+from mxdsl.extensions import Culprit, extension_at_fault
+
 
 class OpDiagnostic(DiagnosticException):
     """An error about one op: printed with the op's source location when known."""
@@ -153,12 +155,25 @@ def run_tool(
 
 def report_internal_error(tool: str, err: Exception) -> int:
     """An unexpected exception (a bug, not bad input): one line naming it, exit code 2.
-    With ``MXDSL_TRACEBACK`` set the exception propagates instead."""
+    A bug in an installed extension's code is named as that extension's. With
+    ``MXDSL_TRACEBACK`` set the exception propagates instead."""
     if os.environ.get(TRACEBACK_ENV):
         raise err
+    if (culprit := extension_at_fault(err)) is not None:
+        report(tool, extension_fault_message(err, culprit))
+        return 2
     report(
         tool,
         f"internal error: {type(err).__name__}: {err} "
         f"(set {TRACEBACK_ENV}=1 for the traceback, and please report it)",
     )
     return 2
+
+
+def extension_fault_message(err: BaseException, culprit: Culprit) -> str:
+    """A bug in an extension, named as the extension's (mxdsl/extensions.py)."""
+    return (
+        f"error in {culprit}: {type(err).__name__}: {err} (raised in {culprit.module}; "
+        f"set {TRACEBACK_ENV}=1 for the traceback, and report it to the maintainers of "
+        f"'{culprit.distribution}')"
+    )

@@ -35,12 +35,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass, PassPipeline, get_pass_option_infos
 from xdsl.printer import Printer
+from xdsl.universe import Universe
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mxdsl import __version__
+from mxdsl.extensions import load_multiverse
 from mxdsl.tools import verify_diagnostics
 from mxdsl.tools.diagnostics import (
     OpDiagnostic,
@@ -81,6 +83,7 @@ class MxOptMain(xDSLOptMain):
         self.op_spans: dict[Operation, Span[str]] = {}
         self._deferred: _DeferredOutput | None = None
         self._replay: tuple[list[tuple[bytes, int]], str] | None = None
+        self._universe: Universe | None = None
         super().__init__(description="mxdsl modular optimizer driver", args=args)
 
     def parse_chunk(
@@ -141,6 +144,30 @@ class MxOptMain(xDSLOptMain):
             return pass_class.from_pass_spec(spec)
         except (ValueError, TypeError) as err:
             raise PipelineError(f"invalid options for pass '{spec.name}': {err}") from None
+
+    # An extension whose universe cannot be loaded is skipped with a warning naming it
+    # (mxdsl/extensions.py), instead of stopping every run as xdsl-opt does.
+
+    def _multiverse(self) -> Universe:
+        if self._universe is None:
+            self._universe = load_multiverse()
+        return self._universe
+
+    def register_all_dialects(self) -> None:
+        for name, factory in self._multiverse().all_dialects.items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_frontends(self) -> None:
+        for name, factory in self._multiverse().all_frontends.items():
+            self.available_frontends.setdefault(name, factory)
+
+    def register_all_passes(self) -> None:
+        for name, factory in self._multiverse().all_passes.items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        for name, factory in self._multiverse().all_targets.items():
+            self.available_targets.setdefault(name, factory)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
