@@ -125,35 +125,49 @@ def _extension_entry_points() -> list[importlib.metadata.EntryPoint]:
     return found
 
 
-def _owner(module: str, candidates: list[importlib.metadata.EntryPoint]):
-    """The entry point whose module shares the longest package prefix with ``module``."""
-    best: importlib.metadata.EntryPoint | None = None
-    best_length = 0
-    parts = module.split(".")
-    for entry_point in candidates:
-        ep_parts = entry_point.module.split(".")
-        length = 0
-        for mine, theirs in zip(parts, ep_parts, strict=False):
-            if mine != theirs:
-                break
-            length += 1
-        if length > best_length:
-            best, best_length = entry_point, length
+def _shared_prefix(module: str, entry_point: importlib.metadata.EntryPoint) -> int:
+    length = 0
+    for mine, theirs in zip(module.split("."), entry_point.module.split("."), strict=False):
+        if mine != theirs:
+            break
+        length += 1
+    return length
+
+
+def _owner(
+    module: str,
+    functions: set[str],
+    candidates: list[importlib.metadata.EntryPoint],
+    prefer_group: str | None,
+) -> importlib.metadata.EntryPoint | None:
+    """The entry point of ``module``'s package: the longest shared package prefix, then
+    one whose object is a function on the traceback (a contract check, say), then one of
+    ``prefer_group``."""
+
+    def score(entry_point: importlib.metadata.EntryPoint) -> tuple[int, bool, bool]:
+        named = (entry_point.attr or "").split(".")[0] in functions
+        return (_shared_prefix(module, entry_point), named, entry_point.group == prefer_group)
+
+    best = max(candidates, key=score, default=None)
+    if best is None or score(best)[0] == 0:
+        return None
     return best
 
 
-def extension_at_fault(err: BaseException) -> Culprit | None:
+def extension_at_fault(err: BaseException, prefer_group: str | None = None) -> Culprit | None:
     """The extension whose code is innermost on ``err``'s traceback, if any: the frame
     that raised, or the last extension frame before it went into a library (numpy, or
-    mxdsl's own API called with bad values)."""
+    mxdsl's own API called with bad values). ``prefer_group`` picks among the entry points
+    of one package (``mxdsl.interpreters`` while interpreting, say)."""
     candidates = _extension_entry_points()
     if not candidates:
         return None
     frames = [frame for frame, _ in traceback.walk_tb(err.__traceback__)]
+    functions = {frame.f_code.co_name for frame in frames}
     for frame in reversed(frames):
         module = frame.f_globals.get("__name__", "")
         if not isinstance(module, str):
             continue
-        if (owner := _owner(module, candidates)) is not None:
+        if (owner := _owner(module, functions, candidates, prefer_group)) is not None:
             return Culprit(distribution_name(owner), owner, module)
     return None

@@ -475,7 +475,7 @@ def _interpretation_failure(
             message = f"interpreting it failed: {type(err).__name__}" + (
                 f": {text}" if text else ""
             )
-            if (culprit := extension_at_fault(err)) is not None:
+            if (culprit := extension_at_fault(err, "mxdsl.interpreters")) is not None:
                 message = f"{message} (a bug in {culprit}, raised in {culprit.module})"
             if op is not None and type(op).__module__.startswith("xdsl."):
                 message += (

@@ -13,7 +13,8 @@ its line whose text it contains, and every annotation must be met, chunk by chun
 ``-verify-diagnostics``, docs/verify-diagnostics.md):
 
 * ``expected-error``, ``expected-warning``, ``expected-remark``, ``expected-note``;
-  with ``-re`` the text is literal except ``{{regex}}`` parts (Python ``re``);
+  with ``-re`` the text is literal except ``{{regex}}`` parts (Python ``re``; ``^`` and
+  ``$`` match at the ends of each line of the message);
 * ``@+N`` / ``@-N`` (N lines below / above the annotation), ``@below`` / ``@above``
   (``@+1`` / ``@-1``); without one, the annotation's own line;
 * ``{{text}}``: a substring of the message (``'op.name' op ...`` for an op error); the
@@ -104,7 +105,7 @@ def _regex_of(text: str) -> re.Pattern[str]:
         parts.append(f"(?:{match.group(1)})")
         position = match.end()
     parts.append(re.escape(text[position:]))
-    return re.compile("".join(parts))
+    return re.compile("".join(parts), re.MULTILINE)
 
 
 class AnnotationError(Exception):

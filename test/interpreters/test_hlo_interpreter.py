@@ -380,6 +380,7 @@ def test_entry_points_may_be_instances_or_factories(monkeypatch: pytest.MonkeyPa
     with_entry_points(monkeypatch, FakeEntryPoint("zz_ext", lambda: ExtFunctions()))
     assert run(parse(TWICE), np.ones(2, np.float32))[0].tolist() == [2.0, 2.0]
 
+
 def test_an_entry_point_that_is_not_functions_is_skipped_with_a_warning(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
