@@ -245,7 +245,8 @@ def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
     """float64 -> float32 rounding to odd: exact values stay, inexact ones take the
     neighbour whose last significand bit is 1. A second rounding from this float32 to any
     format with at most 22 significand bits is then the correctly rounded one."""
-    y = x.astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond the float32 range: inf, as rounding gives
+        y = x.astype(np.float32)
     with np.errstate(invalid="ignore"):
         inexact = (y.astype(np.float64) != x) & np.isfinite(y)
         even = (y.view(np.uint32) & 1) == 0
