@@ -26,6 +26,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
@@ -70,12 +71,33 @@ def parse_located(
 
 
 def verify_located(module: ModuleOp) -> None:
-    """Verify ``module`` op by op; the first failure becomes an :class:`OpDiagnostic`."""
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as err:
-            raise OpDiagnostic(op, str(err)) from None
+    """Verify ``module`` exactly as ``module.verify()`` does, in its order (an op's
+    regions before the op itself; a block's ops, then the block: an empty block in a
+    single-block region that needs a terminator is an error of the region's op), so the
+    first failure is the one xdsl-opt reports; it becomes an :class:`OpDiagnostic` on
+    the failing op."""
+    _verify_op_located(module)
+
+
+def _verify_op_located(op: Operation) -> None:
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                _verify_op_located(child)
+            if (
+                block.first_op is None
+                and len(region.blocks) == 1
+                and not op.has_trait(NoTerminator)
+            ):
+                raise OpDiagnostic(
+                    op,
+                    "contains empty block in single-block region that expects at least "
+                    "a terminator",
+                )
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException as err:
+        raise OpDiagnostic(op, str(err)) from None
 
 
 def format_op_diagnostic(

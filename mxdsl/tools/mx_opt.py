@@ -27,6 +27,7 @@ import argparse
 import os
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from io import BytesIO, StringIO
 from typing import IO
@@ -84,13 +85,28 @@ class MxOptMain(xDSLOptMain):
         self._deferred: _DeferredOutput | None = None
         self._replay: tuple[list[tuple[bytes, int]], str] | None = None
         self._universe: Universe | None = None
+        self.xdsl_mode = False
         super().__init__(description="mxdsl modular optimizer driver", args=args)
+        self.xdsl_mode = self.answers_as_xdsl_opt()
+
+    def answers_as_xdsl_opt(self) -> bool:
+        """Whether to answer exactly as xdsl-opt: under xdsl-opt's diagnostic flags
+        (``--verify-diagnostics``, ``--parsing-diagnostics``, ``--print-debuginfo``)
+        unless ``--located-diagnostics`` keeps mx-opt's own. Then parsing, verification
+        (children before parents, empty blocks), the error text and the printed
+        locations are xdsl-opt's. ``--verify-diagnostics`` with ``expected-*``
+        annotations has MLIR's meaning instead (:meth:`run`)."""
+        args = self.args
+        if args.located_diagnostics:
+            return False
+        return bool(args.verify_diagnostics or args.parsing_diagnostics or args.print_debuginfo)
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
-        """Parse MLIR with source locations; other frontends as xdsl-opt does."""
-        if (self.args.frontend or file_extension) != "mlir":
+        """Parse MLIR with source locations; other frontends, and everything in
+        xdsl-opt's diagnostic mode (:meth:`answers_as_xdsl_opt`), as xdsl-opt does."""
+        if self.xdsl_mode or (self.args.frontend or file_extension) != "mlir":
             return super().parse_chunk(chunk, file_extension, start_offset)
         try:
             module, self.op_spans = parse_located(
@@ -116,7 +132,10 @@ class MxOptMain(xDSLOptMain):
             if self.args.time_passes and previous is not None:
                 print(f"Pass {previous.name} took {time.perf_counter() - started} seconds")
             if not self.args.disable_verify:
-                verify_located(module)
+                if self.xdsl_mode:
+                    module.verify()
+                else:
+                    verify_located(module)
             if previous and upcoming and self.args.print_between_passes:
                 print(f"IR after {previous.name}:")
                 Printer(stream=sys.stdout).print_op(module)
@@ -171,6 +190,13 @@ class MxOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--located-diagnostics",
+            action="store_true",
+            help="keep mx-opt's located diagnostics (file:line:col: error: ...) under "
+            "--verify-diagnostics, --parsing-diagnostics and --print-debuginfo, where "
+            "mx-opt otherwise answers exactly as xdsl-opt does",
+        )
         arg_parser.prog = TOOL  # also when main() runs in-process
 
     def prepare_output(self) -> IO[str]:
@@ -205,6 +231,7 @@ class MxOptMain(xDSLOptMain):
         if not any(verify_diagnostics.has_annotations(text) for text, _ in texts):
             self._replay = (texts, file_extension)
             return False
+        self.xdsl_mode = False  # annotations are checked against located diagnostics
         verify_diagnostics.run_verifying(self, texts, file_extension)
         self._write_deferred()
         return True
@@ -215,8 +242,11 @@ class MxOptMain(xDSLOptMain):
                 output.write(self._deferred.getvalue())
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        """Apply the pipeline; an op-level error becomes a located diagnostic (which
-        ``--verify-diagnostics`` prints as xdsl-opt does)."""
+        """Apply the pipeline; an op-level error becomes a located diagnostic (in
+        xdsl-opt's diagnostic mode, xdsl-opt's bare message)."""
+        if self.xdsl_mode:
+            super().apply_passes(prog)
+            return
         try:
             super().apply_passes(prog)
         except OpDiagnostic as err:
@@ -276,6 +306,7 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def console_main() -> None:
+    warnings.filterwarnings("default", category=DeprecationWarning)  # as xdsl-opt
     try:
         code = main()
         sys.stdout.flush()
