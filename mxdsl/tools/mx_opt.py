@@ -15,9 +15,12 @@ What it adds to ``xdsl-opt``:
   process-wide switch-off of attribute verification that ``--disable-verify`` makes.
 
 ``--verify-diagnostics`` checks the input's ``expected-*`` annotations with MLIR's meaning
-(mxdsl/tools/verify_diagnostics.py, docs/verify-diagnostics.md). Without annotations it
-and ``--parsing-diagnostics`` keep their xdsl-opt meaning (print the error and exit 0),
-with the located message. Set
+(mxdsl/tools/verify_diagnostics.py, docs/verify-diagnostics.md). Without annotations, it,
+``--parsing-diagnostics`` and ``--print-debuginfo`` make mx-opt answer exactly as
+xdsl-opt does (print the error in xdsl-opt's layout and exit 0), unless
+``--located-diagnostics`` keeps the located layout. A broken extension entry point is
+skipped with a warning; a bug in an extension is reported as the extension's
+(mxdsl/extensions.py). Set
 ``MXDSL_TRACEBACK=1`` to see the Python traceback of an internal error.
 """
 
