@@ -27,7 +27,12 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.traits import NoTerminator
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+    VerifyException,
+)
 from xdsl.utils.lexer import Span
 
 from mxdsl.extensions import Culprit, extension_at_fault
@@ -120,15 +125,27 @@ def format_op_diagnostic(
 
 def format_parse_error(err: ParseError) -> str:
     """``file:line:col: error: message``, then the source line and carets (left out when
-    the error is on an empty line, e.g. at the end of the input)."""
+    the error is on an empty line, e.g. at the end of the input), then the error's notes
+    (``dangling block references:``, each reference located). A plain error at the end
+    of the input gets a hint about a missing closing bracket."""
     where = err.span.get_location()
     message = err.msg.strip()
-    if not err.span.input.content[err.span.start :].strip():
+    refs = err.refs if isinstance(err, MultipleSpansParseError) else []
+    if not refs and not err.span.input.content[err.span.start :].strip():
         message = f"{message} (at the end of the input: is a closing '}}' or ')' missing?)"
     headline = f"{where.file}:{where.line}:{where.col}: error: {message}"
+    parts = [headline]
     context = err.span.print_with_context().split("\n", 1)[1].rstrip("\n")
-    source_line = context.split("\n", 1)[0]
-    return f"{headline}\n{context}" if source_line.strip() else headline
+    if context.split("\n", 1)[0].strip():
+        parts.append(context)
+    if isinstance(err, MultipleSpansParseError) and err.ref_text:
+        parts.append(err.ref_text.rstrip())
+    for span, note in refs:
+        span = dataclasses.replace(span, line_offset=err.span.line_offset)
+        at = span.get_location()
+        located = f"{at.file}:{at.line}:{at.col}: note: {note or ''}".rstrip()
+        parts.append(f"{located}\n{span.print_with_context().split(chr(10), 1)[1].rstrip()}")
+    return "\n".join(parts)
 
 
 _LOCATED_ERROR = re.compile(r"^.+?:\d+:\d+: error: ")

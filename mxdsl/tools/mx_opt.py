@@ -41,7 +41,12 @@ from xdsl.passes import ModulePass, PassPipeline, get_pass_option_infos
 from xdsl.printer import Printer
 from xdsl.universe import Universe
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+)
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -68,6 +73,13 @@ class PipelineError(Exception):
 class LocatedParseError(ParseError):
     """A parse error printed as ``file:line:col: error: message`` with its source line,
     also under ``--parsing-diagnostics``."""
+
+    def __str__(self) -> str:
+        return format_parse_error(self)
+
+
+class LocatedMultipleSpansParseError(MultipleSpansParseError):
+    """A parse error with notes (``dangling block references:``), located likewise."""
 
     def __str__(self) -> str:
         return format_parse_error(self)
@@ -120,6 +132,10 @@ class MxOptMain(xDSLOptMain):
                 implicit_module=not self.args.no_implicit_module,
             )
         except ParseError as err:
+            if isinstance(err, MultipleSpansParseError):
+                raise LocatedMultipleSpansParseError(
+                    err.span, err.msg, err.ref_text, err.refs
+                ) from None
             raise LocatedParseError(err.span, err.msg) from None
         return module
 
