@@ -233,9 +233,14 @@ class MxOptMain(xDSLOptMain):
         return [(BytesIO(text), offset) for text, offset in chunks], file_extension
 
     def run(self) -> None:
-        """xdsl-opt's run; under ``--verify-diagnostics`` with ``expected-*`` annotations
-        in the input, MLIR's check of them instead (mxdsl/tools/verify_diagnostics.py)."""
-        if self.args.verify_diagnostics and self._run_verifying_annotations():
+        """xdsl-opt's run; under ``--verify-diagnostics`` (without xdsl-opt's
+        ``--parsing-diagnostics``) with ``expected-*`` annotations in the input, MLIR's
+        check of them instead (mxdsl/tools/verify_diagnostics.py)."""
+        args = self.args
+        # --parsing-diagnostics is xdsl-opt's own flag (MLIR has none): with it, the run
+        # is an xdsl-opt one, whose --verify-diagnostics ignores annotations
+        checking = args.verify_diagnostics and not args.parsing_diagnostics
+        if checking and self._run_verifying_annotations():
             return
         super().run()
         self._write_deferred()
