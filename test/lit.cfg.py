@@ -20,3 +20,13 @@ config.substitutions.append(  # noqa: F821
     )
 )
 config.environment["PYTHONWARNINGS"] = "ignore"  # noqa: F821
+
+# test/extension runs the example extension through the tools: it must be installed
+# (the README's test command does it).
+try:
+    import mxdsl_ext_example  # noqa: F401
+except ImportError:
+    lit_config.warning(  # noqa: F821
+        "the example extension is not installed, so test/extension fails: "
+        "pip install -e examples/extension"
+    )

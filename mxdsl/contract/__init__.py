@@ -1,7 +1,14 @@
 """Custom-call contracts: the MX error catalog, the per-target registry, and the MX
 contract itself (spec ``hlo-mx-legalization.txt`` §4, §6)."""
 
-from mxdsl.contract.errors import CATALOG, ErrorCode, ErrorInfo, MxContractError, format_error
+from mxdsl.contract.errors import (
+    CATALOG,
+    ContractError,
+    ErrorCode,
+    ErrorInfo,
+    MxContractError,
+    format_error,
+)
 from mxdsl.contract.mx import register_mx_contracts
 from mxdsl.contract.registry import (
     CustomCallSignature,
@@ -15,6 +22,7 @@ register_mx_contracts()
 
 __all__ = [
     "CATALOG",
+    "ContractError",
     "CustomCallSignature",
     "ErrorCode",
     "ErrorInfo",

@@ -215,3 +215,17 @@ class MxContractError(VerifyException):
         self.code = code
         self.target = target
         self.detail = detail
+
+
+class ContractError(VerifyException):
+    """A violated contract of any custom-call target, in the MX layout (``[code] target:
+    detail``, then cause and resolution). Extensions with their own catalogs raise it
+    (docs/extending.md); the MX contract raises :class:`MxContractError`."""
+
+    def __init__(self, code: str, target: str, detail: str, cause: str, resolution: str):
+        super().__init__(
+            f"[{code}] {target}: {detail}\n  cause: {cause}\n  resolution: {resolution}"
+        )
+        self.code = code
+        self.target = target
+        self.detail = detail

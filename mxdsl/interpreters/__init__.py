@@ -14,6 +14,8 @@ zero-argument callable returning an instance. Entry points load in name order. T
 override upstream xDSL implementations (e.g. ``func.call``), but two of them implementing
 the same op is an error naming both. Functions passed as ``extra=`` load last and may
 override anything, which is how tests and scripts plug in a class without installing it.
+An entry point that cannot be loaded is skipped with a warning naming its extension
+(``mxdsl.extensions``).
 
 **Values.** Tensors are numpy arrays whose dtype follows :func:`numpy_dtype` (ml_dtypes
 for bf16, fp8, fp4 and E8M0; ``bool`` for ``i1``; signless integers as signed); tuples are
@@ -48,6 +50,8 @@ from xdsl.dialects.builtin import (
 from xdsl.interpreter import Interpreter, InterpreterFunctions
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
+
+from mxdsl import extensions
 
 ENTRY_POINT_GROUP = "mxdsl.interpreters"
 
@@ -109,17 +113,21 @@ def _instantiate(source: object, name: str) -> InterpreterFunctions:
 
 def discover_interpreter_functions() -> list[tuple[str, InterpreterFunctions]]:
     """``(entry point name, functions)`` for every entry point of
-    :data:`ENTRY_POINT_GROUP`, in name order."""
+    :data:`ENTRY_POINT_GROUP`, in name order. An entry point that cannot be loaded or is
+    not interpreter functions is skipped with a warning naming its extension (programs
+    that do not use its ops still run; those that do fail at the op with no
+    implementation)."""
     discovered: list[tuple[str, InterpreterFunctions]] = []
     for entry_point in _entry_points():
         try:
-            source = entry_point.load()
+            functions = _instantiate(entry_point.load(), entry_point.name)
+        except InterpreterDiscoveryError as err:
+            extensions.warn(f"{extensions.describe(entry_point)}: {err}; skipped")
+            continue
         except Exception as err:
-            raise InterpreterDiscoveryError(
-                f"cannot load interpreter entry point {entry_point.name!r} "
-                f"({entry_point.value}): {type(err).__name__}: {err}"
-            ) from err
-        discovered.append((entry_point.name, _instantiate(source, entry_point.name)))
+            extensions.warn(f"{extensions.load_failure(entry_point, err)}; skipped")
+            continue
+        discovered.append((entry_point.name, functions))
     return discovered
 
 
@@ -237,7 +245,8 @@ def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
     """float64 -> float32 rounding to odd: exact values stay, inexact ones take the
     neighbour whose last significand bit is 1. A second rounding from this float32 to any
     format with at most 22 significand bits is then the correctly rounded one."""
-    y = x.astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond the float32 range: inf, as rounding gives
+        y = x.astype(np.float32)
     with np.errstate(invalid="ignore"):
         inexact = (y.astype(np.float64) != x) & np.isfinite(y)
         even = (y.view(np.uint32) & 1) == 0

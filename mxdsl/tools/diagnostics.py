@@ -39,8 +39,16 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+    VerifyException,
+)
 from xdsl.utils.lexer import Input, Span
+
+from mxdsl.extensions import Culprit, extension_at_fault
 
 
 class OpDiagnostic(DiagnosticException):
@@ -201,15 +209,35 @@ def parse_located(
 
 
 def verify_located(module: ModuleOp) -> None:
-    """Verify ``module`` op by op; the first failure becomes an :class:`OpDiagnostic`.
-    Beyond xDSL's verifiers: a ``memref.subview``'s static bounds (:func:`subview_problem`)."""
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as err:
-            raise OpDiagnostic(op, str(err)) from None
-        if isinstance(op, memref.SubviewOp) and (problem := subview_problem(op)):
-            raise OpDiagnostic(op, problem)
+    """Verify ``module`` exactly as ``module.verify()`` does, in its order (an op's
+    regions before the op itself; a block's ops, then the block: an empty block in a
+    single-block region that needs a terminator is an error of the region's op), so the
+    first failure is the one xdsl-opt reports; it becomes an :class:`OpDiagnostic` on
+    the failing op."""
+    _verify_op_located(module)
+
+
+def _verify_op_located(op: Operation) -> None:
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                _verify_op_located(child)
+            if (
+                block.first_op is None
+                and len(region.blocks) == 1
+                and not op.has_trait(NoTerminator)
+            ):
+                raise OpDiagnostic(
+                    op,
+                    "contains empty block in single-block region that expects at least "
+                    "a terminator",
+                )
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException as err:
+        raise OpDiagnostic(op, str(err)) from None
+    if isinstance(op, memref.SubviewOp) and (problem := subview_problem(op)):
+        raise OpDiagnostic(op, problem)
 
 
 def subview_problem(op: memref.SubviewOp) -> str | None:
@@ -275,16 +303,28 @@ def format_op_diagnostic(
 
 def format_parse_error(err: ParseError) -> str:
     """``file:line:col: error: message``, then the source line and carets (left out when
-    the error is on an empty line, e.g. at the end of the input)."""
+    the error is on an empty line, e.g. at the end of the input), then the error's notes
+    (``dangling block references:``, each reference located). A plain error at the end
+    of the input gets a hint about a missing closing bracket."""
     where = err.span.get_location()
     message = err.msg.strip()
+    refs = err.refs if isinstance(err, MultipleSpansParseError) else []
     content = err.span.input.content
-    if not content[err.span.start :].strip() and _unbalanced(str(content)):
+    if not refs and not content[err.span.start :].strip() and _unbalanced(str(content)):
         message = f"{message} (at the end of the input: is a closing '}}' or ')' missing?)"
     headline = f"{where.file}:{where.line}:{where.col}: error: {message}"
+    parts = [headline]
     context = err.span.print_with_context().split("\n", 1)[1].rstrip("\n")
-    source_line = context.split("\n", 1)[0]
-    return f"{headline}\n{context}" if source_line.strip() else headline
+    if context.split("\n", 1)[0].strip():
+        parts.append(context)
+    if isinstance(err, MultipleSpansParseError) and err.ref_text:
+        parts.append(err.ref_text.rstrip())
+    for span, note in refs:
+        span = dataclasses.replace(span, line_offset=err.span.line_offset)
+        at = span.get_location()
+        located = f"{at.file}:{at.line}:{at.col}: note: {note or ''}".rstrip()
+        parts.append(f"{located}\n{span.print_with_context().split(chr(10), 1)[1].rstrip()}")
+    return "\n".join(parts)
 
 
 def _unbalanced(text: str) -> bool:
@@ -395,15 +435,28 @@ def console_exit(main: Callable[[], int]) -> None:
 
 def report_internal_error(tool: str, err: Exception) -> int:
     """An unexpected exception (a bug, not bad input): one line naming it, exit code 2.
-    With ``MXDSL_TRACEBACK`` set the exception propagates instead."""
+    A bug in an installed extension's code is named as that extension's. With
+    ``MXDSL_TRACEBACK`` set the exception propagates instead."""
     if os.environ.get(TRACEBACK_ENV):
         raise err
+    if (culprit := extension_at_fault(err)) is not None:
+        report(tool, extension_fault_message(err, culprit))
+        return 2
     report(
         tool,
         f"internal error: {type(err).__name__}: {err} "
         f"(set {TRACEBACK_ENV}=1 for the traceback, and please report it)",
     )
     return 2
+
+
+def extension_fault_message(err: BaseException, culprit: Culprit) -> str:
+    """A bug in an extension, named as the extension's (mxdsl/extensions.py)."""
+    return (
+        f"error in {culprit}: {type(err).__name__}: {err} (raised in {culprit.module}; "
+        f"set {TRACEBACK_ENV}=1 for the traceback, and report it to the maintainers of "
+        f"'{culprit.distribution}')"
+    )
 
 
 # ------------------------------------------------------------------ inputs and outputs

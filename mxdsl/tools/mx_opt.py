@@ -14,8 +14,13 @@ What it adds to ``xdsl-opt``:
 * :func:`main` can be called in-process: it returns the exit code, and undoes the
   process-wide switch-off of attribute verification that ``--disable-verify`` makes.
 
-``--verify-diagnostics`` and ``--parsing-diagnostics`` keep their xdsl-opt meaning (print
-the error and exit 0) for lit tests, with the located message. Set
+``--verify-diagnostics`` checks the input's ``expected-*`` annotations with MLIR's meaning
+(mxdsl/tools/verify_diagnostics.py, docs/verify-diagnostics.md). Without annotations, it,
+``--parsing-diagnostics`` and ``--print-debuginfo`` make mx-opt answer exactly as
+xdsl-opt does (print the error in xdsl-opt's layout and exit 0), unless
+``--located-diagnostics`` keeps the located layout. A broken extension entry point is
+skipped with a warning; a bug in an extension is reported as the extension's
+(mxdsl/extensions.py). Set
 ``MXDSL_TRACEBACK=1`` to see the Python traceback of an internal error.
 """
 
@@ -24,20 +29,29 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from collections.abc import Sequence
-from io import StringIO
+from io import BytesIO, StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass, PassPipeline, get_pass_option_infos
 from xdsl.printer import Printer
+from xdsl.universe import Universe
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+)
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mxdsl import __version__
+from mxdsl.extensions import load_multiverse
+from mxdsl.tools import verify_diagnostics
 from mxdsl.tools.diagnostics import (
     HelpFormatter,
     OpDiagnostic,
@@ -72,6 +86,13 @@ class LocatedParseError(ParseError):
         return format_parse_error(self)
 
 
+class LocatedMultipleSpansParseError(MultipleSpansParseError):
+    """A parse error with notes (``dangling block references:``), located likewise."""
+
+    def __str__(self) -> str:
+        return format_parse_error(self)
+
+
 class _DeferredOutput(StringIO):
     """Collects the output for ``-o``; the file is written only after a clean run."""
 
@@ -85,13 +106,30 @@ class MxOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         self.op_spans: dict[Operation, Span[str]] = {}
         self._deferred: _DeferredOutput | None = None
+        self._replay: tuple[list[tuple[bytes, int]], str] | None = None
+        self._universe: Universe | None = None
+        self.xdsl_mode = False
         super().__init__(description="mxdsl modular optimizer driver", args=args)
+        self.xdsl_mode = self.answers_as_xdsl_opt()
+
+    def answers_as_xdsl_opt(self) -> bool:
+        """Whether to answer exactly as xdsl-opt: under xdsl-opt's diagnostic flags
+        (``--verify-diagnostics``, ``--parsing-diagnostics``, ``--print-debuginfo``)
+        unless ``--located-diagnostics`` keeps mx-opt's own. Then parsing, verification
+        (children before parents, empty blocks), the error text and the printed
+        locations are xdsl-opt's. ``--verify-diagnostics`` with ``expected-*``
+        annotations has MLIR's meaning instead (:meth:`run`)."""
+        args = self.args
+        if args.located_diagnostics:
+            return False
+        return bool(args.verify_diagnostics or args.parsing_diagnostics or args.print_debuginfo)
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
     ) -> ModuleOp | None:
-        """Parse MLIR with source locations; other frontends as xdsl-opt does."""
-        if (self.args.frontend or file_extension) != "mlir":
+        """Parse MLIR with source locations; other frontends, and everything in
+        xdsl-opt's diagnostic mode (:meth:`answers_as_xdsl_opt`), as xdsl-opt does."""
+        if self.xdsl_mode or (self.args.frontend or file_extension) != "mlir":
             return super().parse_chunk(chunk, file_extension, start_offset)
         try:
             module, self.op_spans = parse_located(
@@ -109,6 +147,10 @@ class MxOptMain(xDSLOptMain):
                 raise DiagnosticException(format_parse_error(err)) from None
             raise LocatedParseError(err.span, err.msg) from None
         except ParseError as err:
+            if isinstance(err, MultipleSpansParseError):
+                raise LocatedMultipleSpansParseError(
+                    err.span, err.msg, err.ref_text, err.refs
+                ) from None
             raise LocatedParseError(err.span, err.msg) from None
         return module
 
@@ -124,7 +166,10 @@ class MxOptMain(xDSLOptMain):
             if self.args.time_passes and previous is not None:
                 print(f"Pass {previous.name} took {time.perf_counter() - started} seconds")
             if not self.args.disable_verify:
-                verify_located(module)
+                if self.xdsl_mode:
+                    module.verify()
+                else:
+                    verify_located(module)
             if previous and upcoming and self.args.print_between_passes:
                 print(f"IR after {previous.name}:")
                 Printer(stream=sys.stdout).print_op(module)
@@ -164,8 +209,39 @@ class MxOptMain(xDSLOptMain):
     def get_input_name(self) -> str:
         return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
 
+    # An extension whose universe cannot be loaded is skipped with a warning naming it
+    # (mxdsl/extensions.py), instead of stopping every run as xdsl-opt does.
+
+    def _multiverse(self) -> Universe:
+        if self._universe is None:
+            self._universe = load_multiverse()
+        return self._universe
+
+    def register_all_dialects(self) -> None:
+        for name, factory in self._multiverse().all_dialects.items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_frontends(self) -> None:
+        for name, factory in self._multiverse().all_frontends.items():
+            self.available_frontends.setdefault(name, factory)
+
+    def register_all_passes(self) -> None:
+        for name, factory in self._multiverse().all_passes.items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        for name, factory in self._multiverse().all_targets.items():
+            self.available_targets.setdefault(name, factory)
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--located-diagnostics",
+            action="store_true",
+            help="keep mx-opt's located diagnostics (file:line:col: error: ...) under "
+            "--verify-diagnostics, --parsing-diagnostics and --print-debuginfo, where "
+            "mx-opt otherwise answers exactly as xdsl-opt does",
+        )
         arg_parser.prog = TOOL  # also when main() runs in-process
         arg_parser.formatter_class = HelpFormatter
         arg_parser.allow_abbrev = False
@@ -183,15 +259,53 @@ class MxOptMain(xDSLOptMain):
         self._deferred = _DeferredOutput()
         return self._deferred
 
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        """The input chunks; read once (see :meth:`run`), then replayed from memory."""
+        if self._replay is None:
+            return super().prepare_input()
+        chunks, file_extension = self._replay
+        self._replay = None
+        return [(BytesIO(text), offset) for text, offset in chunks], file_extension
+
     def run(self) -> None:
+        """xdsl-opt's run; under ``--verify-diagnostics`` (without xdsl-opt's
+        ``--parsing-diagnostics``) with ``expected-*`` annotations in the input, MLIR's
+        check of them instead (mxdsl/tools/verify_diagnostics.py)."""
+        args = self.args
+        # --parsing-diagnostics is xdsl-opt's own flag (MLIR has none): with it, the run
+        # is an xdsl-opt one, whose --verify-diagnostics ignores annotations
+        checking = args.verify_diagnostics and not args.parsing_diagnostics
+        if checking and self._run_verifying_annotations():
+            return
         super().run()
+        self._write_deferred()
+
+    def _run_verifying_annotations(self) -> bool:
+        """Check the input's annotations, or (when it has none) keep it for the plain
+        run and return False."""
+        chunks, file_extension = self.prepare_input()
+        texts = [(chunk.read(), offset) for chunk, offset in chunks]
+        for chunk, _ in chunks:
+            chunk.close()
+        if not any(verify_diagnostics.has_annotations(text) for text, _ in texts):
+            self._replay = (texts, file_extension)
+            return False
+        self.xdsl_mode = False  # annotations are checked against located diagnostics
+        verify_diagnostics.run_verifying(self, texts, file_extension)
+        self._write_deferred()
+        return True
+
+    def _write_deferred(self) -> None:
         if self._deferred is not None:
             text = self._deferred.getvalue().encode("utf-8")
             write_atomically(self.args.output_file, lambda stream: stream.write(text))
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        """Apply the pipeline; an op-level error becomes a located diagnostic (which
-        ``--verify-diagnostics`` prints as xdsl-opt does)."""
+        """Apply the pipeline; an op-level error becomes a located diagnostic (in
+        xdsl-opt's diagnostic mode, xdsl-opt's bare message)."""
+        if self.xdsl_mode:
+            super().apply_passes(prog)
+            return
         try:
             super().apply_passes(prog)
         except OpDiagnostic as err:
@@ -228,6 +342,9 @@ def _run(argv: Sequence[str] | None) -> int:
     except ParseError as err:
         report(TOOL, format_parse_error(err))
         return 1
+    except verify_diagnostics.VerifyDiagnosticsFailed as err:
+        report(TOOL, str(err))
+        return 1
     except DiagnosticException as err:
         report(TOOL, str(err))
         return 1
@@ -249,4 +366,5 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def console_main() -> None:
+    warnings.filterwarnings("default", category=DeprecationWarning)  # as xdsl-opt
     console_exit(main)  # e.g. `mx-opt big.mlir | head`: stops quietly

@@ -45,6 +45,7 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.lexer import Span
 
 from mxdsl import __version__
+from mxdsl.extensions import extension_at_fault, load_multiverse
 from mxdsl.interpreters import (
     InterpreterDiscoveryError,
     OpInterpretationError,
@@ -513,10 +514,8 @@ core does the same work."""
 
 
 def _context() -> Context:
-    from xdsl.universe import Universe
-
     ctx = Context()
-    for name, factory in Universe.get_multiverse().all_dialects.items():
+    for name, factory in load_multiverse().all_dialects.items():
         ctx.register_dialect(name, factory)
     return ctx
 
@@ -540,9 +539,7 @@ def _located(op: Operation, message: str, spans: dict[Operation, Span[str]]) -> 
 def _run_passes(
     ctx: Context, module: ModuleOp, spec: str, spans: dict[Operation, Span[str]]
 ) -> None:
-    from xdsl.universe import Universe
-
-    available = Universe.get_multiverse().all_passes
+    available = load_multiverse(warn=lambda _: None).all_passes  # _context warned
 
     def between(previous: ModulePass | None, module: ModuleOp, upcoming: ModulePass | None):
         verify_located(module)
@@ -606,6 +603,8 @@ def _interpretation_failure(
             message = f"interpreting it failed: {type(err).__name__}" + (
                 f": {text}" if text else ""
             )
+            if (culprit := extension_at_fault(err, "mxdsl.interpreters")) is not None:
+                message = f"{message} (a bug in {culprit}, raised in {culprit.module})"
             if op is not None and type(op).__module__.startswith("xdsl."):
                 message += (
                     f" (the upstream xDSL implementation of {op.name} may not take mxdsl's "

@@ -1,5 +1,5 @@
 // Verifier errors of access patterns: their form, and their bounds in SBUF, PSUM and HBM tensors.
-// RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics | filecheck %s
 
 func.func @unknown_dtype() {
   bir.memset #bir.ap<sbuf, p0 = 0, np = 4, [[1, 4]], off = 0, dtype = 6>, 0.0

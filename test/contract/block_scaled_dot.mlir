@@ -3,7 +3,7 @@
 // ui32 lhs/rhs of rank >= 2, an f32/bf16 result, element_dtype, batch and contracting
 // dims, the E8M0 scale shapes and the result shape. One violation per chunk.
 //
-// RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics | filecheck %s
 // RUN: not mx-opt %s 2>&1 | filecheck %s --check-prefix=ERR
 // ERR-NOT: Traceback
 // ERR:     {{.*}}block_scaled_dot.mlir:14:3: error: 'hlo.custom_call' op [MXD01] __op$block_scaled_dot: got 3 operands

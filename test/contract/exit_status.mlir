@@ -18,7 +18,7 @@
 // KEEP: previous contents
 //
 // --verify-diagnostics prints the same diagnostic on stdout and exits 0 (for lit tests):
-// RUN: mx-opt %s --verify-diagnostics | filecheck %s --check-prefix=ERR
+// RUN: mx-opt %s --verify-diagnostics --located-diagnostics | filecheck %s --check-prefix=ERR
 
 // ERR-NOT:  Traceback
 // ERR:      {{.*}}exit_status.mlir:32:5: error: 'hlo.custom_call' op [MXQ05] QuantizeMX: block_size is 16

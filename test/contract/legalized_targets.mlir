@@ -5,7 +5,7 @@
 // slot layout and values the legalization builds (MXL02), and the dtype tags in the name
 // agree with the types and backend_config (MXL03). One violation per chunk.
 //
-// RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics | filecheck %s
 // RUN: not mx-opt %s 2>&1 | filecheck %s --check-prefix=ERR
 // ERR-NOT: Traceback
 // ERR:     {{.*}}legalized_targets.mlir:17:3: error: 'hlo.custom_call' op [MXL01] QuantizeMX_f32_e4m3fn: not a legalized target

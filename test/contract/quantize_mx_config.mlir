@@ -4,7 +4,7 @@
 // One violation per chunk; each shows the code, detail, cause, resolution and the
 // located source line.
 //
-// RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics | filecheck %s
 //
 // Without --verify-diagnostics the first violation fails the run (exit 1, no traceback):
 // RUN: not mx-opt %s 2>&1 | filecheck %s --check-prefix=ERR

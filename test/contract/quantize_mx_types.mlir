@@ -2,7 +2,7 @@
 // element type, the quantized dim, the 2-tuple result, x4 packing and 32-element blocks,
 // the ui32 data and f8E8M0FNU scale outputs. One violation per chunk.
 //
-// RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics | filecheck %s
 // RUN: not mx-opt %s 2>&1 | filecheck %s --check-prefix=ERR
 // ERR-NOT: Traceback
 // ERR:     {{.*}}quantize_mx_types.mlir:13:3: error: 'hlo.custom_call' op [MXQ03] QuantizeMX: input type is tensor<4x64xf32>

@@ -1,6 +1,6 @@
 // Errors the custom syntax reports while parsing, each at the token that is wrong.
 
-// RUN: mx-opt %s --split-input-file --parsing-diagnostics | filecheck %s
+// RUN: mx-opt %s --split-input-file --parsing-diagnostics --located-diagnostics | filecheck %s
 
 func.func @tuple_count(%a: tensor<2xf32>) {
   %t = hlo.tuple %a, %a : tuple<tensor<2xf32>>

@@ -379,9 +379,19 @@ def test_an_extension_entry_point_adds_interpreter_functions(
 def test_entry_points_may_be_instances_or_factories(monkeypatch: pytest.MonkeyPatch) -> None:
     with_entry_points(monkeypatch, FakeEntryPoint("zz_ext", lambda: ExtFunctions()))
     assert run(parse(TWICE), np.ones(2, np.float32))[0].tolist() == [2.0, 2.0]
+
+
+def test_an_entry_point_that_is_not_functions_is_skipped_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     with_entry_points(monkeypatch, FakeEntryPoint("zz_bad", 42))
-    with pytest.raises(InterpreterDiscoveryError, match="'zz_bad' is a int"):
-        discover_interpreter_functions()
+    names = [name for name, _ in discover_interpreter_functions()]
+    assert "zz_bad" not in names
+    assert "hlo" in names
+    warning = capsys.readouterr().err
+    assert "warning: extension" in warning
+    assert "'zz_bad' is a int, not an InterpreterFunctions class" in warning
+    assert "skipped" in warning
 
 
 def test_extra_functions_plug_in_without_an_entry_point() -> None:
@@ -401,12 +411,20 @@ def test_two_entry_points_implementing_one_op_clash(monkeypatch: pytest.MonkeyPa
         make_interpreter(parse(TWICE))
 
 
-def test_a_broken_entry_point_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    with_entry_points(monkeypatch, FakeEntryPoint("zz_broken", ImportError("no module named x")))
-    with pytest.raises(
-        InterpreterDiscoveryError, match="cannot load interpreter entry point 'zz_broken'"
-    ):
-        make_interpreter(parse(TWICE))
+def test_a_broken_entry_point_warns_and_other_programs_still_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with_entry_points(
+        monkeypatch,
+        FakeEntryPoint("zz_broken", ImportError("no module named x")),
+        FakeEntryPoint("zz_ext", ExtFunctions),
+    )
+    (out,) = run(parse(TWICE), np.array([1.0, 2.0], np.float32))
+    assert out.tolist() == [2.0, 4.0]
+    warning = capsys.readouterr().err
+    assert "cannot load extension" in warning
+    assert "zz_broken = tests:fake" in warning
+    assert "ImportError: no module named x; skipped" in warning
 
 
 # ------------------------------------------------------------------- MX path

@@ -1,5 +1,5 @@
 // Verifier errors of dma_copy, dma_compute, memset, iota and the iota pattern.
-// RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics | filecheck %s
 
 func.func @both_indirect(%t: memref<129x512xbf16, #nisa.mem<hbm>>, %u: memref<129x512xbf16, #nisa.mem<hbm>>, %i: memref<128x1xi32, #nisa.mem<sbuf>>) {
   nisa.dma_copy %t[%i : memref<128x1xi32, #nisa.mem<sbuf>>], %u[%i : memref<128x1xi32, #nisa.mem<sbuf>>] : memref<129x512xbf16, #nisa.mem<hbm>>, memref<129x512xbf16, #nisa.mem<hbm>>

@@ -232,7 +232,7 @@ def test_unknown_flag_is_a_usage_error(capsys: pytest.CaptureFixture[str]):
 
 def test_verify_diagnostics_prints_and_succeeds(capsys: pytest.CaptureFixture[str], tmp_path: Path):
     path = write(tmp_path, QUANTIZE.format(config=BAD_BLOCK_CONFIG))
-    code, out, err = run(capsys, path, "--verify-diagnostics")
+    code, out, err = run(capsys, path, "--verify-diagnostics", "--located-diagnostics")
     assert (code, err) == (0, "")
     assert out.startswith(f"{path}:2:3: error: 'hlo.custom_call' op [MXQ05]")
 
@@ -241,10 +241,38 @@ def test_parsing_diagnostics_prints_located_errors(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ):
     path = write(tmp_path, "%c = hlo.constant 5 : i64\n// -----\n%d = hlo.constant 6 : i64\n")
-    code, out, err = run(capsys, path, "--split-input-file", "--parsing-diagnostics")
+    code, out, err = run(
+        capsys, path, "--split-input-file", "--parsing-diagnostics", "--located-diagnostics"
+    )
     assert (code, err) == (0, "")
     assert f"{path}:1:19: error: a constant literal is a dense<...> tensor" in out
     assert f"{path}:3:19: error: a constant literal is a dense<...> tensor" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "flags"),
+    [
+        (QUANTIZE.format(config=BAD_BLOCK_CONFIG), ["--verify-diagnostics"]),
+        (
+            "%c = hlo.constant 5 : i64\n// -----\n%d = hlo.constant 6 : i64\n",
+            ["--split-input-file", "--parsing-diagnostics"],
+        ),
+        ("func.func @f() {\n^bb0:\n}\n", ["--verify-diagnostics"]),
+        ('"test.op"() : () -> ()\n', ["--allow-unregistered-dialect", "--print-debuginfo"]),
+    ],
+)
+def test_under_xdsl_opt_flags_mx_opt_answers_as_xdsl_opt(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, flags: list[str]
+):
+    """Byte for byte what the xdsl-opt of this environment prints (a subprocess)."""
+    import subprocess
+
+    path = write(tmp_path, text)
+    upstream = subprocess.run(
+        ["xdsl-opt", path, *flags], capture_output=True, text=True, check=False
+    )
+    code, out, err = run(capsys, path, *flags)
+    assert (code, out, err) == (upstream.returncode, upstream.stdout, upstream.stderr)
 
 
 def test_disable_verify_does_not_leak_into_the_process(

@@ -3,12 +3,12 @@
 // metadata a tuple constant (s64 shape of the input, normalized dim, block_size, 0), the
 // result type unchanged, backend_config "" and api_version 1. Nothing else is touched.
 
-// RUN: mx-opt %s --split-input-file --verify-diagnostics -p legalize-quantize-mx | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics -p legalize-quantize-mx | filecheck %s
 // Running the pass twice changes nothing more: a legalized call is not matched again.
-// RUN: mx-opt %s --split-input-file --verify-diagnostics -p legalize-quantize-mx,legalize-quantize-mx | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics -p legalize-quantize-mx,legalize-quantize-mx | filecheck %s
 // The contract requires block_size, so a call without one only reaches the pass with
 // verification off; the DEFAULT run shows the pass's own default (32, spec §2.2).
-// RUN: mx-opt %s --split-input-file --verify-diagnostics --disable-verify -p legalize-quantize-mx | filecheck %s --check-prefix=DEFAULT
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics --disable-verify -p legalize-quantize-mx | filecheck %s --check-prefix=DEFAULT
 
 // The four targets: bf16/f16 input (from the operand type) x e4m3fn/e5m2 (from dtype).
 

@@ -5,9 +5,9 @@
 // scalars (our documented slot order, docs/passes.md): lhs batch dim, rhs batch dim
 // (-1 when none), lhs contracting dim, rhs contracting dim, lhs rank, rhs rank, 32.
 
-// RUN: mx-opt %s --split-input-file --verify-diagnostics -p legalize-scaled-matmul | filecheck %s
-// RUN: mx-opt %s --split-input-file --verify-diagnostics -p legalize-scaled-matmul,legalize-scaled-matmul | filecheck %s
-// RUN: mx-opt %s --split-input-file --verify-diagnostics --disable-verify -p legalize-scaled-matmul | filecheck %s --check-prefix=NOVERIFY
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics -p legalize-scaled-matmul | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics -p legalize-scaled-matmul,legalize-scaled-matmul | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics --disable-verify -p legalize-scaled-matmul | filecheck %s --check-prefix=NOVERIFY
 
 // The four targets: element_dtype (backend_config) x result element type (f32 / bf16).
 

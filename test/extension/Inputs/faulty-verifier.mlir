@@ -1,0 +1,4 @@
+func.func @main() {
+  faulty.op "verify"
+  func.return
+}
