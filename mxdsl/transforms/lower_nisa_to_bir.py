@@ -167,7 +167,9 @@ class _Views:
     def _resolve(self, value: SSAValue) -> _View:
         t = _memref(value)
         owner = value.owner
-        if isinstance(owner, memref.AllocOp) or isinstance(value, BlockArgument):
+        if isinstance(owner, memref.AllocOp | memref.GetGlobalOp) or isinstance(
+            value, BlockArgument
+        ):
             shape = tuple(t.get_shape())
             if any(s < 0 for s in shape):
                 raise _Refusal(f"{_name(value)} has a dynamic shape {t}")
