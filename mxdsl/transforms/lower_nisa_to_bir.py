@@ -609,6 +609,8 @@ class _FunctionLowering:
         self.buffers: dict[SSAValue, Allocation] = {}
         self.constants: dict[int, SSAValue] = {}
         self.anchor: Operation | None = None
+        self.current: Operation | None = None  # the nisa op being lowered
+        self.pending: list[tuple[str, SSAValue]] = []  # its run-time keys so far
 
     def refuse(self, op: Operation, message: str) -> OpDiagnostic:
         return OpDiagnostic(op, f"{PASS_NAME}: {message}")
@@ -699,17 +701,14 @@ class _FunctionLowering:
         return _Side(view, math.prod(shape[1:]), buffer.address)
 
     def compute_ap(self, value: SSAValue, role: str) -> AccessPatternAttr:
-        """The pattern of an on-chip operand of a compute instruction: static, consecutive
-        partitions, dim 0 of the view = the partitions (as nisa reads it)."""
+        """The pattern of an on-chip operand of a compute instruction: consecutive
+        partitions, dim 0 of the view = the partitions (as nisa reads it). A
+        loop-dependent view is the pattern at its static offset plus run-time keys for
+        ``role`` (:meth:`record_runtime`)."""
         side = self.side(value)
         view = side.view
         if view.memory == Memory.HBM:
             raise _Refusal(f"{role} is in hbm")
-        if view.terms:
-            raise _Refusal(
-                f"{role} is a loop-dependent view; not supported by {PASS_NAME} yet (bir has "
-                "run-time offsets on bir.dma only)"
-            )
         ap = _build_ap(side, view.offset, view.dims)
         shape = _memref(value).get_shape()
         partitions = shape[0] if shape else 1
@@ -718,7 +717,34 @@ class _FunctionLowering:
                 f"{role} (dims {list(view.dims)} of {_name(view.root)}) is not one pattern over "
                 f"its {partitions} consecutive partitions; not supported by {PASS_NAME} yet"
             )
+        self.record_runtime(side, role)
         return ap
+
+    def record_runtime(self, side: _Side, role: str) -> None:
+        """The loop-dependent part of a view as run-time keys of the instruction being
+        built: on chip, a term moving whole partitions is ``role:partition`` (in
+        partitions), any other ``role`` (in bytes); in hbm always bytes."""
+        view = side.view
+        if not view.terms:
+            return
+        assert self.current is not None
+        if view.memory == Memory.HBM:
+            partition_terms: list[tuple[SSAValue, int]] = []
+            byte_terms = [(v, c * view.dtype.size) for v, c in view.terms]
+        else:
+            f = side.per_partition
+            for _, coefficient in view.terms:
+                if 0 < coefficient % f < coefficient:
+                    raise _Refusal(
+                        f"{role}'s loop-dependent offset (x {coefficient} elements) moves "
+                        "across partitions unevenly"
+                    )
+            partition_terms = [(v, c // f) for v, c in view.terms if c % f == 0]
+            byte_terms = [(v, c * view.dtype.size) for v, c in view.terms if c % f]
+        for key, terms in ((role, byte_terms), (role + bir.PARTITION_SUFFIX, partition_terms)):
+            total = self.runtime(terms, self.current)
+            if total is not None:
+                self.pending.append((key, total))
 
     def runtime(self, terms: Sequence[tuple[SSAValue, int]], before: Operation) -> SSAValue | None:
         """``sum(coefficient * value)`` as index arithmetic before ``before``."""
@@ -755,11 +781,27 @@ class _FunctionLowering:
     # ------------------------------------------------------------- ops
 
     def lower(self, op: Operation) -> None:
+        self.current, self.pending = op, []
+        new = self.select(op)
+        if self.pending and not bir.runtime_keys(new):
+            assert not new.operands, f"{new.name} takes its run-time keys in its constructor"
+            new.properties.update(bir.runtime_properties(self.pending))
+            new.operands = bir.runtime_values(self.pending)
+        new.location = op.location
+        Rewriter.replace_op(op, new)
+
+    def take_runtime(self) -> list[tuple[str, SSAValue]]:
+        """The run-time keys recorded so far (for constructors that take them)."""
+        pending, self.pending = self.pending, []
+        return pending
+
+    def select(self, op: Operation) -> Operation:
+        """The bir instruction of one nisa op (a ``bir.dma`` split into pieces is inserted
+        here and the last piece returned)."""
         new: Operation
         if isinstance(op, nisa.DmaCopyOp):
             if op.dst_index is None and op.src_index is None:
-                self.dma(op)
-                return
+                return self.dma(op)
             new = self.indirect_dma(op)
         elif isinstance(op, nisa.MemsetOp):
             new = bir.MemsetOp(self.compute_ap(op.dst, "dst"), op.value.value.data)
@@ -791,13 +833,13 @@ class _FunctionLowering:
             new = bir.TensorTensorOp(
                 self.compute_ap(op.dst, "dst"),
                 op.op,
-                self.compute_ap(op.data1, "data1"),
-                self.compute_ap(op.data2, "data2"),
+                self.compute_ap(op.data1, "in0"),
+                self.compute_ap(op.data2, "in1"),
             )
         elif isinstance(op, nisa.TensorScalarOp):
             new = bir.TensorScalarOp(
                 self.compute_ap(op.dst, "dst"),
-                self.compute_ap(op.data, "data"),
+                self.compute_ap(op.data, "src"),
                 op.op0,
                 self.scalar(op.operand0, "operand0"),
                 op.op1,
@@ -809,29 +851,104 @@ class _FunctionLowering:
             new = bir.ActivationOp(
                 self.compute_ap(op.dst, "dst"),
                 op.op,
-                self.compute_ap(op.data, "data"),
+                self.compute_ap(op.data, "src"),
                 scale=None if op.scale is None else self.scalar(op.scale, "scale"),
                 bias=None if op.bias is None else self.scalar(op.bias, "bias"),
             )
         elif isinstance(op, nisa.NcTransposeOp):
             new = bir.TransposeOp(
                 self.compute_ap(op.dst, "dst"),
-                self.compute_ap(op.data, "data"),
+                self.compute_ap(op.data, "src"),
                 None if op.engine is None else op.engine.data,
             )
         elif isinstance(op, nisa.TensorReduceOp):
             new = self.tensor_reduce(op)
+        elif isinstance(op, nisa.IotaOp):
+            new = bir.IotaOp(
+                self.compute_ap(op.dst, "dst"),
+                op.pattern.get_pairs(),
+                op.offset.value.data,
+                op.channel_multiplier.value.data,
+            )
+        elif isinstance(op, nisa.ScalarTensorTensorOp):
+            new = bir.ScalarTensorTensorOp(
+                self.compute_ap(op.dst, "dst"),
+                self.compute_ap(op.data, "src"),
+                op.op0,
+                self.scalar(op.operand0, "operand0"),
+                op.op1,
+                self.compute_ap(op.operand1, "in1"),
+                reverse0=op.reverse0 is not None,
+                reverse1=op.reverse1 is not None,
+            )
+        elif isinstance(op, nisa.TensorCopyPredicatedOp):
+            new = bir.TensorCopyPredicatedOp(
+                self.compute_ap(op.dst, "dst"),
+                self.scalar(op.src, "src", keep_type=True),
+                self.compute_ap(op.predicate, "predicate"),
+                reverse_predicate=op.reverse_predicate is not None,
+            )
+        elif isinstance(op, nisa.DmaComputeOp):
+            new = self.dma_compute(op)
+        elif isinstance(op, nisa.SendRecvOp):
+            dst, src = self.compute_ap(op.dst, "dst"), self.compute_ap(op.src, "src")
+            new = bir.SendRecvOp(
+                dst,
+                src,
+                op.send_to,
+                op.recv_from,
+                op.pipe_id.value.data,
+                runtime=self.take_runtime(),
+            )
+        elif isinstance(op, nisa.CoreBarrierOp):
+            view = self.views.of(op.data)
+            if view.memory != Memory.HBM:
+                raise _Refusal("a core_barrier's tensor must be in hbm")
+            new = bir.CoreBarrierOp(view.root, op.get_cores())
+        elif isinstance(op, nisa.RegisterLoadOp):
+            new = self.register_load(op)
         else:
             raise _Refusal(f"{op.name} is not supported by {PASS_NAME} yet")
-        new.location = op.location
-        Rewriter.replace_op(op, new)
+        return new
+
+    def dma_side(self, value: SSAValue, role: str) -> tuple[AccessPatternAttr, SSAValue | None]:
+        """One whole pattern of an hbm / sbuf operand of a DMA-engine instruction (static
+        part; run-time keys recorded) and its tensor (hbm)."""
+        side = self.side(value)
+        if side.view.memory == Memory.PSUM:
+            raise _Refusal(f"{role} is in psum; a DMA engine reads hbm and sbuf")
+        ap = _build_ap(side, side.view.offset, side.view.dims)
+        if ap is None:
+            raise _Refusal(
+                f"{role} (dims {list(side.view.dims)} of {_name(side.view.root)}) is not one "
+                f"access pattern; not supported by {PASS_NAME} yet"
+            )
+        self.record_runtime(side, role)
+        return ap, side.view.root if side.view.memory == Memory.HBM else None
+
+    def dma_compute(self, op: nisa.DmaComputeOp) -> bir.DmaComputeOp:
+        dst, dst_tensor = self.dma_side(op.dst, "dst")
+        sources = [self.dma_side(value, f"src{i}") for i, value in enumerate(op.srcs)]
+        return bir.DmaComputeOp(
+            dst,
+            [ap for ap, _ in sources],
+            dst_tensor=dst_tensor,
+            src_tensors=[t for _, t in sources if t is not None],
+            runtime=self.take_runtime(),
+        )
+
+    def register_load(self, op: nisa.RegisterLoadOp) -> bir.RegisterLoadOp:
+        src, tensor = self.dma_side(op.src, "src")
+        return bir.RegisterLoadOp(
+            src, op.result.type, src_tensor=tensor, runtime=self.take_runtime()
+        )
 
     def tensor_reduce(self, op: nisa.TensorReduceOp) -> bir.TensorReduceOp:
         """nisa's reduced trailing dims as the innermost pairs of the src pattern (whose
         pairs may merge contiguous dims: a pair across the kept / reduced boundary is
         split there); both interpreters fold the reduced elements in the same row-major
         order (``mxdsl.numerics.reduce``)."""
-        data = self.compute_ap(op.data, "data")
+        data = self.compute_ap(op.data, "src")
         shape = _memref(op.data).get_shape()
         reduced = math.prod(shape[len(shape) - len(op.get_axes()) :])
         split = _split_inner(data.get_pairs(), reduced)
@@ -861,13 +978,16 @@ class _FunctionLowering:
             )
         return ap
 
-    def scalar(self, value: SSAValue, role: str) -> Attribute:
-        """A scalar-or-column operand: an immediate (from ``arith.constant``) or a column."""
+    def scalar(self, value: SSAValue, role: str, keep_type: bool = False) -> Attribute:
+        """A scalar-or-column operand: an immediate (from ``arith.constant``; an ALU
+        operand as f32, a predicated copy's value in its own type) or a column."""
         if isinstance(value.type, MemRefType):
             return self.compute_ap(value, role)
         owner = value.owner
         if isinstance(owner, arith.ConstantOp):
             attr = owner.value
+            if keep_type and isinstance(attr, FloatAttr | IntegerAttr):
+                return attr
             if isinstance(attr, FloatAttr) and not isinstance(attr.type, Float32Type):
                 return FloatAttr(attr.value.data, Float32Type())
             if isinstance(attr, FloatAttr | IntegerAttr):
@@ -877,7 +997,7 @@ class _FunctionLowering:
             f"tiles, not supported by {PASS_NAME} yet"
         )
 
-    def dma(self, op: nisa.DmaCopyOp) -> None:
+    def dma(self, op: nisa.DmaCopyOp) -> bir.DmaOp:
         dst, src = self.side(op.dst), self.side(op.src)
         for role, side in (("dst", dst), ("src", src)):
             if side.view.memory == Memory.PSUM:
@@ -911,8 +1031,9 @@ class _FunctionLowering:
                 "partition": self.runtime(partition_terms, op),
                 "offset": self.runtime(byte_terms, op),
             }
+        made: list[bir.DmaOp] = []
         for dst_ap, src_ap in pieces:
-            new = bir.DmaOp(
+            piece = bir.DmaOp(
                 dst_ap,
                 src_ap,
                 dst_tensor=dst.view.root if dst.view.memory == Memory.HBM else None,
@@ -922,28 +1043,24 @@ class _FunctionLowering:
                 src_partition=runtime["src"]["partition"],
                 src_offset=runtime["src"]["offset"],
             )
-            new.location = op.location
-            Rewriter.insert_op(new, InsertPoint.before(op))
-        Rewriter.erase_op(op)
+            piece.location = op.location
+            made.append(piece)
+        for piece in made[:-1]:
+            Rewriter.insert_op(piece, InsertPoint.before(op))
+        return made[-1]
 
     def indirect_dma(self, op: nisa.DmaCopyOp) -> bir.DmaIndirectOp:
         """A gather (``src`` indexed) or scatter (``dst`` indexed) as one
         ``bir.dma_indirect``: the indexed hbm side's pattern keeps the indirect dim as a
         pair of its own (its num: the other side's size there, its bound: the indexed
         view's), the other dims merged around it; the other side is one pattern in the
-        same row-major order; the index vector one element per partition. Static views
-        only (bir.dma_indirect has no run-time offsets)."""
+        same row-major order; the index vector one element per partition. Loop-dependent
+        views become run-time keys (``dst``, ``src``, ``index``)."""
         scatter = op.dst_index is not None
         index = op.dst_index if scatter else op.src_index
         assert index is not None
         indexed_value, direct_value = (op.dst, op.src) if scatter else (op.src, op.dst)
         indexed, direct = self.side(indexed_value), self.side(direct_value)
-        for role, side in (("the indexed side", indexed), ("the other side", direct)):
-            if side.view.terms:
-                raise _Refusal(
-                    f"{role} of an indirect dma_copy is a loop-dependent view; not supported "
-                    f"by {PASS_NAME} yet (bir.dma_indirect has no run-time offsets)"
-                )
         dim = op.indirect_dim.value.data
         dims, other_dims = indexed.view.dims, direct.view.dims
         if len(dims) != len(other_dims):
@@ -965,6 +1082,8 @@ class _FunctionLowering:
         indexed_ap = bir.hbm_ap(_pairs(merged), dtype, indexed.view.offset * dtype.size)
         dst_ap, src_ap = (indexed_ap, direct_ap) if scatter else (direct_ap, indexed_ap)
         dst_side, src_side = (indexed, direct) if scatter else (direct, indexed)
+        self.record_runtime(dst_side, "dst")
+        self.record_runtime(src_side, "src")
         return bir.DmaIndirectOp(
             dst_ap,
             src_ap,
@@ -975,6 +1094,7 @@ class _FunctionLowering:
             oob_mode=op.oob_mode.data,
             dst_tensor=dst_side.view.root if dst_side.view.memory == Memory.HBM else None,
             src_tensor=src_side.view.root if src_side.view.memory == Memory.HBM else None,
+            runtime=self.take_runtime(),
         )
 
     def dma_pieces(

@@ -1,7 +1,7 @@
 // Every refusal of lower-nisa-to-bir is a located diagnostic: a buffer that does not fit
 // names itself and the bytes requested, available and the capacity (SBUF 192 KiB and
-// PSUM 16 KiB per partition, the bir dialect's); a nisa op with no bir lowering yet says
-// so. mx-opt exits 1 without a traceback (checked once below), and with
+// PSUM 16 KiB per partition, the bir dialect's); a view or operand with no access-pattern
+// form says so. mx-opt exits 1 without a traceback (checked once below), and with
 // --verify-diagnostics each chunk reports its error.
 
 // RUN: mx-opt %s --split-input-file --verify-diagnostics -p lower-nisa-to-bir | filecheck %s
@@ -41,47 +41,35 @@ func.func @psum_full() {
 
 // -----
 
-// A nisa op with no bir instruction yet.
-func.func @unsupported(%x: memref<128x8xf32, #nisa.mem<hbm>>) {
-  %t = memref.alloc() : memref<128x8xf32, #nisa.mem<sbuf>>
-  nisa.dma_compute %t, (%x, %x) : memref<128x8xf32, #nisa.mem<sbuf>>, (memref<128x8xf32, #nisa.mem<hbm>>, memref<128x8xf32, #nisa.mem<hbm>>)
+// A run-time scalar operand (a register value): bir takes immediates or column patterns.
+func.func @runtime_scalar(%h: memref<1xi32, #nisa.mem<hbm>>) {
+  %t = memref.alloc() : memref<128x8xi32, #nisa.mem<sbuf>>
+  nisa.memset %t, 1.0 : memref<128x8xi32, #nisa.mem<sbuf>>
+  %r = nisa.register_load %h : memref<1xi32, #nisa.mem<hbm>> -> i32
+  nisa.tensor_scalar %t, %t, bitwise_and %r : memref<128x8xi32, #nisa.mem<sbuf>>, memref<128x8xi32, #nisa.mem<sbuf>>, i32
   func.return
 }
-// CHECK: error: 'nisa.dma_compute' op lower-nisa-to-bir: nisa.dma_compute is not supported by lower-nisa-to-bir yet
+
+// CHECK: error: 'nisa.tensor_scalar' op lower-nisa-to-bir: operand0 is a run-time scalar; bir takes immediates (arith.constant) or column tiles, not supported by lower-nisa-to-bir yet
 
 // -----
 
-// An indirect DMA into a loop-dependent view (bir.dma_indirect has no run-time offsets).
-func.func @gather(%h: memref<64x8xf32, #nisa.mem<hbm>>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %ids = memref.alloc() : memref<16x1xi32, #nisa.mem<sbuf>>
-  %t = memref.alloc() : memref<16x16xf32, #nisa.mem<sbuf>>
-  nisa.memset %ids, 0.0 : memref<16x1xi32, #nisa.mem<sbuf>>
-  scf.for %i = %c0 to %c2 step %c1 {
-    %v = memref.subview %t[0, %i] [16, 8] [1, 1] : memref<16x16xf32, #nisa.mem<sbuf>> to memref<16x8xf32, strided<[16, 1], offset: ?>, #nisa.mem<sbuf>>
-    nisa.dma_copy %v, %h[%ids : memref<16x1xi32, #nisa.mem<sbuf>>] : memref<16x8xf32, strided<[16, 1], offset: ?>, #nisa.mem<sbuf>>, memref<64x8xf32, #nisa.mem<hbm>>
-  }
-  func.return
-}
-// CHECK: error: 'nisa.dma_copy' op lower-nisa-to-bir: the other side of an indirect dma_copy is a loop-dependent view; not supported by lower-nisa-to-bir yet (bir.dma_indirect has no run-time offsets)
-
-// -----
-
-// A compute op on a loop-dependent view: bir has run-time offsets on bir.dma only.
-func.func @dynamic_compute() {
+// A loop-dependent view whose step is not whole partitions (rows of 32 elements over
+// partitions of 24): no run-time partition or byte offset expresses it.
+func.func @uneven() {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  %t = memref.alloc() : memref<128x32xf32, #nisa.mem<sbuf>>
+  %t = memref.alloc() : memref<128x24xf32, #nisa.mem<sbuf>>
+  %flat = memref.collapse_shape %t [[0, 1]] : memref<128x24xf32, #nisa.mem<sbuf>> into memref<3072xf32, #nisa.mem<sbuf>>
+  %rows = memref.expand_shape %flat [[0, 1]] output_shape [96, 32] : memref<3072xf32, #nisa.mem<sbuf>> into memref<96x32xf32, #nisa.mem<sbuf>>
   scf.for %i = %c0 to %c4 step %c1 {
-    %v = memref.subview %t[0, %i] [128, 8] [1, 4] : memref<128x32xf32, #nisa.mem<sbuf>> to memref<128x8xf32, strided<[32, 4], offset: ?>, #nisa.mem<sbuf>>
-    nisa.memset %v, 1.0 : memref<128x8xf32, strided<[32, 4], offset: ?>, #nisa.mem<sbuf>>
+    %v = memref.subview %rows[%i, 0] [1, 24] [1, 1] : memref<96x32xf32, #nisa.mem<sbuf>> to memref<1x24xf32, strided<[32, 1], offset: ?>, #nisa.mem<sbuf>>
+    nisa.memset %v, 1.0 : memref<1x24xf32, strided<[32, 1], offset: ?>, #nisa.mem<sbuf>>
   }
   func.return
 }
-// CHECK: error: 'nisa.memset' op lower-nisa-to-bir: dst is a loop-dependent view; not supported by lower-nisa-to-bir yet (bir has run-time offsets on bir.dma only)
+// CHECK: error: 'nisa.memset' op lower-nisa-to-bir: dst's loop-dependent offset (x 32 elements) moves across partitions unevenly
 
 // -----
 

@@ -368,20 +368,11 @@ def test_reduced_elements_become_the_innermost_pairs(pairs, reduced, expected):
     [
         (
             "%t = memref.alloc() : memref<128x8xi32, #nisa.mem<sbuf>>\n"
-            "  nisa.iota %t, [[1, 8]] : memref<128x8xi32, #nisa.mem<sbuf>>",
-            "nisa.iota",
-            "nisa.iota is not supported by lower-nisa-to-bir yet",
-        ),
-        (
-            "%c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
-            "  %t = memref.alloc() : memref<128x8xf32, #nisa.mem<sbuf>>\n"
-            "  scf.for %i = %c0 to %c1 step %c1 {\n"
-            "    %v = memref.subview %t[%i, 0] [4, 8] [1, 1] : memref<128x8xf32, #nisa.mem<sbuf>>"
-            " to memref<4x8xf32, strided<[8, 1], offset: ?>, #nisa.mem<sbuf>>\n"
-            "    nisa.memset %v, 0.0 : memref<4x8xf32, strided<[8, 1], offset: ?>, #nisa.mem<sbuf>>\n"
-            "  }",
-            "nisa.memset",
-            "dst is a loop-dependent view; not supported by lower-nisa-to-bir yet",
+            "  %r = nisa.register_load %h : memref<1xi32, #nisa.mem<hbm>> -> i32\n"
+            "  nisa.tensor_scalar %t, %t, bitwise_and %r : memref<128x8xi32, #nisa.mem<sbuf>>, "
+            "memref<128x8xi32, #nisa.mem<sbuf>>, i32",
+            "nisa.tensor_scalar",
+            "operand0 is a run-time scalar; bir takes immediates",
         ),
         (
             "%acc = memref.alloc() : memref<128x1024xf32, #nisa.mem<psum>>\n"
@@ -402,7 +393,9 @@ def test_reduced_elements_become_the_innermost_pairs(pairs, reduced, expected):
     ],
 )
 def test_refusals_are_located(body: str, op_name: str, message: str):
-    module = parse(f"func.func @main() {{\n  {body}\n  func.return\n}}\n")
+    module = parse(
+        f"func.func @main(%h: memref<1xi32, #nisa.mem<hbm>>) {{\n  {body}\n  func.return\n}}\n"
+    )
     with pytest.raises(OpDiagnostic) as info:
         LowerNisaToBirPass().apply(_context(), module)
     assert info.value.op.name == op_name
