@@ -611,6 +611,7 @@ class _FunctionLowering:
         self.anchor: Operation | None = None
         self.current: Operation | None = None  # the nisa op being lowered
         self.pending: list[tuple[str, SSAValue]] = []  # its run-time keys so far
+        self.runtime_cache: dict[tuple[Operation, tuple[tuple[SSAValue, int], ...]], SSAValue] = {}
 
     def refuse(self, op: Operation, message: str) -> OpDiagnostic:
         return OpDiagnostic(op, f"{PASS_NAME}: {message}")
@@ -747,7 +748,17 @@ class _FunctionLowering:
                 self.pending.append((key, total))
 
     def runtime(self, terms: Sequence[tuple[SSAValue, int]], before: Operation) -> SSAValue | None:
-        """``sum(coefficient * value)`` as index arithmetic before ``before``."""
+        """``sum(coefficient * value)`` as index arithmetic before ``before`` (once per op
+        for the same terms)."""
+        key = (before, tuple(terms))
+        if (known := self.runtime_cache.get(key)) is not None:
+            return known
+        total = self._runtime(terms, before)
+        if total is not None:
+            self.runtime_cache[key] = total
+        return total
+
+    def _runtime(self, terms: Sequence[tuple[SSAValue, int]], before: Operation) -> SSAValue | None:
         total: SSAValue | None = None
         for value, coefficient in terms:
             term = value
