@@ -14,8 +14,8 @@
 // A deadlock names each core's bir instruction at its nisa location, never a hang.
 // RUN: not mx-run %s --symbol deadlock --cores 2 --random-inputs 0 -p lower-nisa-to-bir 2>&1 | filecheck %s --check-prefix=DEAD
 // DEAD: deadlock: no core of 2 can make progress
-// DEAD-NEXT: core 0: blocked in bir.core_barrier at {{.*}}lower-nisa-to-bir-spmd.mlir:47:5, waiting at a barrier for cores [0, 1]
-// DEAD-NEXT: core 1: blocked in bir.sendrecv at {{.*}}lower-nisa-to-bir-spmd.mlir:49:5, waiting for a message from core 0 and core 0 to take its message on pipe 0
+// DEAD-NEXT: core 0: blocked in bir.core_barrier at {{.*}}lower-nisa-to-bir-spmd.mlir:45:5, waiting at a barrier for cores [0, 1]
+// DEAD-NEXT: core 1: blocked in bir.sendrecv at {{.*}}lower-nisa-to-bir-spmd.mlir:47:5, waiting for a message from core 0 and core 0 to take its message on pipe 0
 
 func.func @main(%x: memref<2x4x8xf32, #nisa.mem<hbm>>, %out: memref<2x4x8xf32, #nisa.mem<hbm>>) {
   %c1 = arith.constant 1 : index
