@@ -228,6 +228,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
             "fit the SBUF)",
         )
         p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+        p.add_argument(
+            "--level",
+            choices=["nisa", "bir"],
+            default="nisa",
+            help="the IR to emit / run: nisa, or bir after lower-nisa-to-bir (docs/bir.md)",
+        )
     emit.add_argument("-o", "--output", metavar="FILE", help="write the IR here (default stdout)")
     emit.add_argument(
         "--write-inputs",
@@ -399,9 +405,15 @@ def build(args: argparse.Namespace):  # noqa: ANN201
     ``ToolError``."""
     spec, sizes, options, quant = problem(args)
     try:
-        return build_moe_cte(spec, sizes, options, quant)
+        kernel = build_moe_cte(spec, sizes, options, quant)
     except (MoECTEConfigError, NotBuiltYetError) as err:
         raise ToolError(str(err)) from None
+    if getattr(args, "level", "nisa") == "bir":
+        from mxdsl.transforms.lower_nisa_to_bir import lower_nisa_to_bir
+
+        replaced = lower_nisa_to_bir(kernel.module)
+        kernel.progress_ops = [replaced.get(op, op) for op in kernel.progress_ops]
+    return kernel
 
 
 def seeded_inputs(kernel, args: argparse.Namespace):  # noqa: ANN001, ANN201

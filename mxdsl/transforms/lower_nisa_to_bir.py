@@ -577,9 +577,19 @@ class LowerNisaToBirPass(ModulePass):
     name = PASS_NAME
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
-            if _needs_lowering(function):
-                _FunctionLowering(function).run()
+        lower_nisa_to_bir(op)
+
+
+def lower_nisa_to_bir(module: ModuleOp) -> dict[Operation, Operation]:
+    """Run the pass on ``module`` in place; returns each lowered nisa op's bir
+    instruction (the last piece of a split DMA), e.g. to follow ops a tool watches."""
+    replacements: dict[Operation, Operation] = {}
+    for function in [o for o in module.walk() if isinstance(o, func.FuncOp)]:
+        if _needs_lowering(function):
+            lowering = _FunctionLowering(function)
+            lowering.run()
+            replacements.update(lowering.replacements)
+    return replacements
 
 
 def allocate(function: func.FuncOp) -> dict[SSAValue, Allocation]:
@@ -610,6 +620,7 @@ class _FunctionLowering:
         self.constants: dict[int, SSAValue] = {}
         self.anchor: Operation | None = None
         self.current: Operation | None = None  # the nisa op being lowered
+        self.replacements: dict[Operation, Operation] = {}
         self.pending: list[tuple[str, SSAValue]] = []  # its run-time keys so far
         self.runtime_cache: dict[tuple[Operation, tuple[tuple[SSAValue, int], ...]], SSAValue] = {}
 
@@ -799,6 +810,7 @@ class _FunctionLowering:
             new.properties.update(bir.runtime_properties(self.pending))
             new.operands = bir.runtime_values(self.pending)
         new.location = op.location
+        self.replacements[op] = new
         Rewriter.replace_op(op, new)
 
     def take_runtime(self) -> list[tuple[str, SSAValue]]:
