@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -342,7 +343,7 @@ class AccessPatternAttr(ParametrizedAttribute):
 
     @property
     def memory(self) -> Memory:
-        return Memory(self.space.data)
+        return self._memo("memory", lambda: Memory(self.space.data))
 
     @property
     def on_chip(self) -> bool:
@@ -375,17 +376,31 @@ class AccessPatternAttr(ParametrizedAttribute):
     def off(self) -> int:
         return self.offset.data
 
+    def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """A derived fact, computed once per attribute (attributes are immutable; the
+        simulator asks for these on every instruction it runs)."""
+        memo: dict[str, Any] | None = self.__dict__.get("_facts")
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_facts", memo)
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
     @property
     def dtype(self) -> Dtype:
-        return Dtype(self.dtype_code.data)
+        return self._memo("dtype", lambda: Dtype(self.dtype_code.data))
 
     def get_pairs(self) -> tuple[tuple[int, int], ...]:
-        return tuple((pair.data[0].data, pair.data[1].data) for pair in self.pattern.data)
+        return self._memo(
+            "pairs",
+            lambda: tuple((pair.data[0].data, pair.data[1].data) for pair in self.pattern.data),
+        )
 
     @property
     def elements_per_partition(self) -> int:
         """Pattern elements per partition (``getNumElementsPerPartition``; x4: containers)."""
-        return math.prod(num for _, num in self.get_pairs())
+        return self._memo("epp", lambda: math.prod(num for _, num in self.get_pairs()))
 
     @property
     def num_elements(self) -> int:
@@ -398,14 +413,21 @@ class AccessPatternAttr(ParametrizedAttribute):
 
     def byte_range(self, extra_offset: int = 0) -> tuple[int, int]:
         """``[lo, hi)``: the bytes this pattern touches in each partition (or tensor)."""
+        low, high = self._memo("extent", self._extent)
+        start = self.off + extra_offset
+        return start + low, start + high
+
+    def _extent(self) -> tuple[int, int]:
         low = sum(min(0, step * (num - 1)) for step, num in self.get_pairs())
         high = sum(max(0, step * (num - 1)) for step, num in self.get_pairs())
         size = self.dtype.size
-        start = self.off + extra_offset
-        return start + low * size, start + (high + 1) * size
+        return low * size, (high + 1) * size
 
     def is_contiguous(self) -> bool:
         """The pairs walk consecutive elements in order (one strided slice per partition)."""
+        return self._memo("contiguous", self._contiguous)
+
+    def _contiguous(self) -> bool:
         expected = 1
         for step, num in reversed(self.get_pairs()):
             if num != 1 and step != expected:

@@ -244,16 +244,43 @@ class Region:
         columns = _byte_columns(ap.get_pairs(), ap.off + extra + self.byte_offset, size)
         self.array[self.row_index(selected)[:, None, None], columns[None]] = raw
 
+    def typed(self, extra: int = 0) -> tuple[np.ndarray, int] | None:
+        """The memory as elements of the pattern's dtype and the pattern's first element
+        column, when its start is aligned to the element size (the common case: the
+        verifier aligns ``off``, lowered run-time offsets keep it); else None."""
+        size = self.ap.dtype.size
+        start = self.ap.off + extra + self.byte_offset
+        if start % size or self.array.shape[1] % size:
+            return None
+        return self.array.view(numpy_dtype(self.ap.dtype)), start // size
+
     def read(self, extra: int = 0, selected: np.ndarray | None = None) -> np.ndarray:
         """``[rows, elements per partition]`` in the dtype code's numpy type."""
-        raw = self.read_bytes(extra, selected)
-        return raw.view(numpy_dtype(self.ap.dtype)).reshape(raw.shape[0], raw.shape[1])
+        ap = self.ap
+        typed = None if ap.is_contiguous() else self.typed(extra)
+        if typed is None:
+            raw = self.read_bytes(extra, selected)
+            return raw.view(numpy_dtype(ap.dtype)).reshape(raw.shape[0], raw.shape[1])
+        self.bounds(extra)
+        elements, first = typed
+        columns = first + _element_offsets(ap.get_pairs())
+        return elements[self.rows(selected)][:, columns]
 
     def write(self, values: np.ndarray, extra: int = 0, selected: np.ndarray | None = None) -> None:
-        dtype = numpy_dtype(self.ap.dtype)
+        ap = self.ap
+        dtype = numpy_dtype(ap.dtype)
         if values.dtype != dtype:
             raise AssertionError(f"writing {values.dtype} through a {dtype} pattern")
-        self.write_bytes(np.ascontiguousarray(values).view(np.uint8), extra, selected)
+        typed = None if ap.is_contiguous() else self.typed(extra)
+        if typed is None:
+            self.write_bytes(np.ascontiguousarray(values).view(np.uint8), extra, selected)
+            return
+        self.bounds(extra)
+        elements, first = typed
+        columns = first + _element_offsets(ap.get_pairs())
+        nrows = ap.np if selected is None else len(selected)
+        rows = self.row_index(selected)
+        elements[rows[:, None], columns[None, :]] = values.reshape(nrows, -1)
 
 
 Runtime = dict[str, tuple[int, int]]
@@ -314,6 +341,59 @@ def _indexed_columns(
     size = ap.dtype.size
     first = ap.off + extra + np.broadcast_to(offsets, full).reshape(-1)[kept] * size
     return first[:, None] + np.arange(size, dtype=np.int64), kept
+
+
+def _indirect_elements(
+    indexed: Region, direct: Region, dim: int, index: np.ndarray, valid: np.ndarray
+) -> bool:
+    """The indirect DMA with element (not byte) indices, when both sides are aligned to
+    their element size; False when they are not (the byte path runs then)."""
+    typed_indexed, typed_direct = indexed.typed(), direct.typed()
+    if typed_indexed is None or typed_direct is None:
+        return False
+    hbm, first = typed_indexed
+    pairs = indexed.ap.get_pairs()
+    offsets = np.zeros((1,) * len(pairs), dtype=np.int64)
+    keep = np.ones((1,) * len(pairs), dtype=np.bool_)
+    for k, (step, num) in enumerate(pairs):
+        shape = [1] * len(pairs)
+        shape[k] = num
+        if k == dim:
+            coordinates = np.where(valid, index, 0) * step
+            keep = keep & valid.reshape(shape)
+        else:
+            coordinates = np.arange(num, dtype=np.int64) * step
+        offsets = offsets + coordinates.reshape(shape)
+    full = tuple(num for _, num in pairs)
+    flat = first + np.broadcast_to(offsets, full).reshape(-1)
+    everything = bool(valid.all())
+    kept = None if everything else np.flatnonzero(np.broadcast_to(keep, full))
+    if kept is not None:
+        flat = flat[kept]
+    if flat.size and (flat.min() < 0 or flat.max() >= hbm.shape[1]):
+        raise OpInterpretationError(
+            indexed.op,
+            f"{indexed.role} with its run-time offset reaches outside its "
+            f"{indexed.array.shape[1]}-byte tensor",
+        )
+    direct.bounds(0)
+    memory, start = typed_direct
+    ap = direct.ap
+    per_partition = ap.elements_per_partition
+    columns = start + _element_offsets(ap.get_pairs())
+    if kept is None:
+        rows = (direct.p0 + np.arange(ap.np) * ap.ps)[:, None]
+        cols = columns[None, :]
+    else:
+        rows = direct.p0 + (kept // per_partition) * ap.ps
+        cols = columns[kept % per_partition]
+    if indexed.role == "src":  # gather
+        moved = convert(hbm[0][flat], memory.dtype)
+        memory[rows, cols] = moved.reshape(np.broadcast_shapes(rows.shape, cols.shape))
+    else:  # scatter
+        moved = convert(memory[rows, cols].reshape(-1), hbm.dtype)
+        hbm[0][flat] = moved
+    return True
 
 
 def _element_columns(region: Region, elements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -505,9 +585,10 @@ class BirFunctions(InterpreterFunctions):
                 f"{bound}) (oob_mode error; use oob_mode skip to drop such rows)",
             )
         indexed, direct = (dst, src) if op.scatter is not None else (src, dst)
-        indexed_columns, kept = _indexed_columns(
-            indexed.ap, op.indirect_dim.value.data, index, valid, indexed.byte_offset
-        )
+        dim = op.indirect_dim.value.data
+        if _indirect_elements(indexed, direct, dim, index, valid):
+            return ()
+        indexed_columns, kept = _indexed_columns(indexed.ap, dim, index, valid, indexed.byte_offset)
         if indexed_columns.size and (
             indexed_columns.min() < 0 or indexed_columns.max() >= indexed.array.shape[1]
         ):
