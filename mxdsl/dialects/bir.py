@@ -96,14 +96,17 @@ from mxdsl.dialects.nisa import (
     OobMode,
     OobModeAttr,
 )
+from mxdsl.targets import DEFAULT_TARGET
 
 # ----------------------------------------------------------------------------- limits
 
-# The machine limits are nisa's (one set of numbers for both levels and the allocator).
-PARTITIONS = nisa.PMAX
-SBUF_PARTITION_BYTES = nisa.SBUF_PARTITION_BYTES
-PSUM_PARTITION_BYTES = nisa.PSUM_PARTITION_BYTES
-PSUM_BANK_BYTES = nisa.PSUM_BANK_BYTES
+# The memories are the default target's (mxdsl.targets: trn3, the largest modelled): the
+# verifier checks patterns against them; lower-nisa-to-bir places buffers within the
+# capacities of the target it is given.
+PARTITIONS = DEFAULT_TARGET.partitions
+SBUF_PARTITION_BYTES = DEFAULT_TARGET.sbuf_partition_bytes
+PSUM_PARTITION_BYTES = DEFAULT_TARGET.psum_partition_bytes
+PSUM_BANK_BYTES = DEFAULT_TARGET.psum_bank_bytes
 PSUM_BANKS = PSUM_PARTITION_BYTES // PSUM_BANK_BYTES
 MATMUL_STATIONARY_FMAX = nisa.MATMUL_STATIONARY_FMAX
 MATMUL_MOVING_FMAX = nisa.MATMUL_MOVING_FMAX

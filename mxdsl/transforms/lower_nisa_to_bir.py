@@ -11,9 +11,10 @@ outputs. Two jobs:
   Buffers whose ranges do not overlap share bytes; a buffer allocated inside a loop has
   one address for every iteration. Addresses are multiples of :data:`ALIGNMENT`; in PSUM
   a buffer of at most one bank (2 KiB per partition) never straddles a bank boundary and
-  a larger one starts on a bank. The capacities are the bir dialect's
-  (:data:`mxdsl.dialects.bir.CAPACITY`); a buffer that does not fit is a located
-  diagnostic naming it with the bytes requested, available and the capacity.
+  a larger one starts on a bank. The capacities are the target's (``target`` option,
+  :mod:`mxdsl.targets`, trn3 by default); a buffer that does not fit is a located
+  diagnostic naming it with the bytes requested, available, the capacity and the live
+  buffers holding the rest.
 * **Instruction selection.** Every nisa op becomes bir instructions over access
   patterns (``#bir.ap``). The views (``memref.subview`` / ``expand_shape`` /
   ``collapse_shape`` / ``cast``) fold into the patterns: a view is a root buffer, a
@@ -35,8 +36,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
@@ -57,9 +60,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mxdsl.dialects import bir, nisa
 from mxdsl.dialects.bir import AccessPatternAttr, Dtype, Memory
+from mxdsl.targets import DEFAULT_TARGET, Target, get_target
 from mxdsl.tools.diagnostics import OpDiagnostic
 
 PASS_NAME = "lower-nisa-to-bir"
+
+LIVE_BUFFERS_SHOWN = 6
+"""A "does not fit" diagnostic names at most this many live buffers (the largest)."""
 
 ALIGNMENT = 64
 """Every on-chip buffer starts at a multiple of 64 bytes of its partitions."""
@@ -461,17 +468,23 @@ class Allocation:
 
 @dataclass
 class _Allocator:
-    """First-fit placement of on-chip buffers over their live ranges (module docstring)."""
+    """First-fit placement of on-chip buffers over their live ranges (module docstring),
+    within ``target``'s capacities."""
 
+    target: Target = DEFAULT_TARGET
     buffers: list[Allocation] = field(default_factory=list[Allocation])
 
-    @staticmethod
-    def _candidates(memory: Memory, size: int, taken: list[Allocation]) -> list[int]:
+    def capacity(self, memory: Memory) -> int:
+        if memory == Memory.PSUM:
+            return self.target.psum_partition_bytes
+        return self.target.sbuf_partition_bytes
+
+    def _candidates(self, memory: Memory, size: int, taken: list[Allocation]) -> list[int]:
         starts = sorted({0, *(b.address + b.size for b in taken)})
         out: list[int] = []
         for start in starts:
             if memory == Memory.PSUM:
-                bank = bir.PSUM_BANK_BYTES
+                bank = self.target.psum_bank_bytes
                 if size > bank:
                     start = -(-start // bank) * bank
                 elif start // bank != (start + size - 1) // bank:
@@ -480,7 +493,7 @@ class _Allocator:
         return sorted(out)
 
     def place(self, buffer: Allocation) -> None:
-        capacity = bir.CAPACITY[buffer.memory]
+        capacity = self.capacity(buffer.memory)
         live = [
             b
             for b in self.buffers
@@ -498,13 +511,21 @@ class _Allocator:
         largest = max((hi - lo for lo, hi in gaps), default=0)
         held = capacity - sum(hi - lo for lo, hi in gaps)  # live buffers may share bytes
         t = buffer.alloc.memref.type
+        shown = sorted(live, key=lambda b: -b.size)[:LIVE_BUFFERS_SHOWN]
+        names = ", ".join(f"{_name(b.alloc.memref)} {b.size} B at {b.address}" for b in shown)
+        more = f", and {len(live) - len(shown)} more" if len(live) > len(shown) else ""
         raise OpDiagnostic(
             buffer.alloc,
             f"{PASS_NAME}: {buffer.memory.value} buffer {_name(buffer.alloc.memref)} ({t}) "
             f"needs {buffer.size} bytes per partition, but only {largest} contiguous bytes are "
             f"available ({capacity - held} free; {held} held by {len(live)} live buffer(s)) "
-            f"of the {capacity}-byte {buffer.memory.value} partition",
+            f"of the {capacity}-byte {buffer.memory.value} partition of {self.target.name}"
+            + (f"; live: {names}{more}" if live else ""),
         )
+
+    def peak(self, memory: Memory) -> int:
+        """Bytes per partition the placement uses: the end of the highest buffer."""
+        return max((b.address + b.size for b in self.buffers if b.memory == memory), default=0)
 
 
 def _free_ranges(capacity: int, live: Sequence[Allocation]) -> list[tuple[int, int]]:
@@ -572,32 +593,65 @@ def _live_end(
 @dataclass(frozen=True)
 class LowerNisaToBirPass(ModulePass):
     """Lower every nisa kernel (a ``func.func`` with nisa ops or on-chip buffers) to bir:
-    allocate SBUF / PSUM and select bir instructions (module docstring)."""
+    allocate SBUF / PSUM within ``target``'s capacities (``mxdsl.targets``) and select bir
+    instructions (module docstring). ``print-usage`` writes each kernel's peak bytes per
+    partition to stderr."""
 
     name = PASS_NAME
 
+    target: str = DEFAULT_TARGET.name
+    print_usage: bool = False
+
+    def __post_init__(self) -> None:
+        get_target(self.target)  # an unknown name is refused when the pipeline is built
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lower_nisa_to_bir(op)
+        lower_nisa_to_bir(op, get_target(self.target), sys.stderr if self.print_usage else None)
 
 
-def lower_nisa_to_bir(module: ModuleOp) -> dict[Operation, Operation]:
+def lower_nisa_to_bir(
+    module: ModuleOp, target: Target = DEFAULT_TARGET, usage: TextIO | None = None
+) -> dict[Operation, Operation]:
     """Run the pass on ``module`` in place; returns each lowered nisa op's bir
-    instruction (the last piece of a split DMA), e.g. to follow ops a tool watches."""
+    instruction (the last piece of a split DMA), e.g. to follow ops a tool watches.
+    ``usage``: where to write each kernel's peak usage (:func:`usage_line`)."""
     replacements: dict[Operation, Operation] = {}
     for function in [o for o in module.walk() if isinstance(o, func.FuncOp)]:
         if _needs_lowering(function):
-            lowering = _FunctionLowering(function)
+            lowering = _FunctionLowering(function, target)
             lowering.run()
             replacements.update(lowering.replacements)
+            if usage is not None:
+                print(usage_line(function, lowering.allocator), file=usage)
     return replacements
 
 
-def allocate(function: func.FuncOp) -> dict[SSAValue, Allocation]:
+def usage_line(function: func.FuncOp, allocator: _Allocator) -> str:
+    """``lower-nisa-to-bir: @main on trn3: sbuf 1536 of 262144 bytes per partition (5
+    buffers), psum 2048 of 16384 (1 buffer)``: the placement's peak per memory."""
+    parts = []
+    for memory in (Memory.SBUF, Memory.PSUM):
+        count = sum(b.memory == memory for b in allocator.buffers)
+        parts.append(
+            f"{memory.value} {allocator.peak(memory)} of {allocator.capacity(memory)} bytes "
+            f"per partition ({count} buffer{'s' if count != 1 else ''})"
+        )
+    return f"{PASS_NAME}: @{function.sym_name.data} on {allocator.target.name}: " + ", ".join(parts)
+
+
+def allocate(function: func.FuncOp, target: Target = DEFAULT_TARGET) -> dict[SSAValue, Allocation]:
     """The address of every on-chip buffer of a nisa kernel (what the pass uses), keyed
     by the ``memref.alloc`` result; an OpDiagnostic when one does not fit."""
-    lowering = _FunctionLowering(function)
+    lowering = _FunctionLowering(function, target)
     lowering.allocate()
     return lowering.buffers
+
+
+def peak_usage(function: func.FuncOp, target: Target = DEFAULT_TARGET) -> dict[Memory, int]:
+    """Bytes per partition of SBUF and PSUM the allocation of a nisa kernel uses."""
+    lowering = _FunctionLowering(function, target)
+    lowering.allocate()
+    return {m: lowering.allocator.peak(m) for m in (Memory.SBUF, Memory.PSUM)}
 
 
 def _needs_lowering(function: func.FuncOp) -> bool:
@@ -613,8 +667,9 @@ def _needs_lowering(function: func.FuncOp) -> bool:
 
 
 class _FunctionLowering:
-    def __init__(self, function: func.FuncOp):
+    def __init__(self, function: func.FuncOp, target: Target = DEFAULT_TARGET):
         self.function = function
+        self.allocator = _Allocator(target)
         self.views = _Views()
         self.buffers: dict[SSAValue, Allocation] = {}
         self.constants: dict[int, SSAValue] = {}
@@ -665,7 +720,7 @@ class _FunctionLowering:
 
     def allocate(self) -> None:
         order, last = _number(self.function)
-        allocator = _Allocator()
+        allocator = self.allocator = _Allocator(self.allocator.target)
         for op in self.function.walk():
             if not isinstance(op, memref.AllocOp):
                 continue
@@ -676,11 +731,12 @@ class _FunctionLowering:
             shape = t.get_shape()
             if not shape or any(s < 0 for s in shape) or op.dynamic_sizes:
                 raise self.refuse(op, f"an on-chip buffer needs a static shape, got {t}")
-            if shape[0] > bir.PARTITIONS:
+            partitions = self.allocator.target.partitions
+            if shape[0] > partitions:
                 raise self.refuse(
                     op,
                     f"{_name(op.memref)} ({t}) has {shape[0]} partitions; "
-                    f"{memory.value} has {bir.PARTITIONS}",
+                    f"{memory.value} has {partitions}",
                 )
             try:
                 esize = _element_size(t.get_element_type())

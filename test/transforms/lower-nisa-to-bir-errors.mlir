@@ -1,26 +1,27 @@
 // Every refusal of lower-nisa-to-bir is a located diagnostic: a buffer that does not fit
 // names itself and the bytes requested, available and the capacity (SBUF 192 KiB and
-// PSUM 16 KiB per partition, the bir dialect's); a view or operand with no access-pattern
+// PSUM 16 KiB per partition on trn3, mxdsl.targets); a view or operand with no access-pattern
 // form says so. mx-opt exits 1 without a traceback (checked once below), and with
 // --verify-diagnostics each chunk reports its error.
 
 // RUN: mx-opt %s --split-input-file --verify-diagnostics -p lower-nisa-to-bir | filecheck %s
 // RUN: not mx-opt %s -p lower-nisa-to-bir 2>&1 | filecheck %s --check-prefix=EXIT
-// EXIT: lower-nisa-to-bir-errors.mlir:16:3: error: 'memref.alloc' op lower-nisa-to-bir: sbuf buffer %c
+// EXIT: lower-nisa-to-bir-errors.mlir:17:3: error: 'memref.alloc' op lower-nisa-to-bir: sbuf buffer %c
 // EXIT-NOT: Traceback
 
-// Two 64 KiB tiles are live when the third is allocated: 64 KiB + 64 bytes are left.
+// Two 64 KiB tiles are live when the third is allocated: on trn3 (256 KiB per partition)
+// 128 KiB are left, 64 bytes too few.
 func.func @sbuf_full(%x: memref<128x16384xf32, #nisa.mem<hbm>>) {
   %a = memref.alloc() : memref<128x16384xf32, #nisa.mem<sbuf>>
   %b = memref.alloc() : memref<128x16384xf32, #nisa.mem<sbuf>>
-  %c = memref.alloc() : memref<128x16400xf32, #nisa.mem<sbuf>>
+  %c = memref.alloc() : memref<128x32784xf32, #nisa.mem<sbuf>>
   nisa.dma_copy %a, %x : memref<128x16384xf32, #nisa.mem<sbuf>>, memref<128x16384xf32, #nisa.mem<hbm>>
   nisa.dma_copy %b, %a : memref<128x16384xf32, #nisa.mem<sbuf>>, memref<128x16384xf32, #nisa.mem<sbuf>>
-  nisa.memset %c, 0.0 : memref<128x16400xf32, #nisa.mem<sbuf>>
+  nisa.memset %c, 0.0 : memref<128x32784xf32, #nisa.mem<sbuf>>
   nisa.dma_copy %x, %b : memref<128x16384xf32, #nisa.mem<hbm>>, memref<128x16384xf32, #nisa.mem<sbuf>>
   func.return
 }
-// CHECK: lower-nisa-to-bir-errors.mlir:16:3: error: 'memref.alloc' op lower-nisa-to-bir: sbuf buffer %c (memref<128x16400xf32, #nisa.mem<sbuf>>) needs 65600 bytes per partition, but only 65536 contiguous bytes are available (65536 free; 131072 held by 2 live buffer(s)) of the 196608-byte sbuf partition
+// CHECK: lower-nisa-to-bir-errors.mlir:17:3: error: 'memref.alloc' op lower-nisa-to-bir: sbuf buffer %c (memref<128x32784xf32, #nisa.mem<sbuf>>) needs 131136 bytes per partition, but only 131072 contiguous bytes are available (131072 free; 131072 held by 2 live buffer(s)) of the 262144-byte sbuf partition of trn3; live: %a 65536 B at 0, %b 65536 B at 65536
 
 // -----
 
@@ -37,7 +38,7 @@ func.func @psum_full() {
   }
   func.return
 }
-// CHECK: error: 'memref.alloc' op lower-nisa-to-bir: psum buffer %one (memref<128x512xf32, #nisa.mem<psum>>) needs 2048 bytes per partition, but only 0 contiguous bytes are available (0 free; 16384 held by 1 live buffer(s)) of the 16384-byte psum partition
+// CHECK: error: 'memref.alloc' op lower-nisa-to-bir: psum buffer %one (memref<128x512xf32, #nisa.mem<psum>>) needs 2048 bytes per partition, but only 0 contiguous bytes are available (0 free; 16384 held by 1 live buffer(s)) of the 16384-byte psum partition of trn3; live: %acc 16384 B at 0
 
 // -----
 
