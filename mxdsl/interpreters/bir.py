@@ -59,7 +59,7 @@ from mxdsl.interpreters.nisa import (
 )
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass
+from mxdsl.numerics.matmul import mx_matmul_operand, pe_operand, pe_pass, pe_pass_into
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -510,7 +510,22 @@ def mx_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> np.nda
     return mx_matmul_operand(containers, scale_rows, MX_FORMATS[dtype])
 
 
-def _write_matmul(dst: Region, product: np.ndarray, accumulate: bool) -> None:
+def _matmul(dst: Region, stationary: np.ndarray, moving: np.ndarray, accumulate: bool) -> None:
+    """``dst (=|+=) stationary[K, M]^T @ moving[K, N]`` as one PE pass. An f32 PSUM dst
+    goes through :func:`pe_pass_into` (the nisa interpreter's path: the same bits as
+    :func:`pe_pass` plus an f32 add, skipping the work of all-zero columns); a bf16 dst
+    is widened, added to and rounded once."""
+    if dst.ap.dtype != Dtype.FLOAT32:
+        _write_matmul(dst, pe_pass(stationary.T, moving), accumulate)
+        return
+    _check_bank(dst)
+    m, n = stationary.shape[1], moving.shape[1]
+    acc = dst.read().copy() if accumulate else np.empty((m, n), dtype=F32)
+    pe_pass_into(acc, pe_operand(stationary), pe_operand(moving), accumulate)
+    dst.write(acc)
+
+
+def _check_bank(dst: Region) -> None:
     if dst.byte_offset:  # the verifier checked the bank of the static pattern only
         low, high = dst.bounds(0)
         bank = bir.PSUM_BANK_BYTES
@@ -520,6 +535,10 @@ def _write_matmul(dst: Region, product: np.ndarray, accumulate: bool) -> None:
                 f"dst touches bytes [{low}, {high}) of each psum partition with its run-time "
                 f"offset, crossing a {bank}-byte bank boundary",
             )
+
+
+def _write_matmul(dst: Region, product: np.ndarray, accumulate: bool) -> None:
+    _check_bank(dst)
     product = np.asarray(product, dtype=F32)
     if accumulate:
         product = to_f32(dst.read()) + product
@@ -692,9 +711,8 @@ class BirFunctions(InterpreterFunctions):
         rt = _runtime(op, args)
         stationary = _region(interpreter, op, "stationary", op.stationary, runtime=rt).read()
         moving = _region(interpreter, op, "moving", op.moving, runtime=rt).read()
-        product = pe_pass(to_f32(stationary).T, to_f32(moving))  # the one PE-pass order
         dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
-        _write_matmul(dst, product, op.accumulate is not None)
+        _matmul(dst, to_f32(stationary), to_f32(moving), op.accumulate is not None)
         return ()
 
     @impl(bir.MatmultMxOp)
@@ -712,9 +730,8 @@ class BirFunctions(InterpreterFunctions):
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
         # [M, 4P] x [4P, N], k = 4p + q (the nisa interpreter's order), one PE pass.
-        product = pe_pass(lhs, rhs.T)
         dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
-        _write_matmul(dst, product, op.accumulate is not None)
+        _matmul(dst, lhs.T, rhs.T, op.accumulate is not None)
         return ()
 
     @impl(bir.QuantizeMxOp)

@@ -409,9 +409,13 @@ def build(args: argparse.Namespace):  # noqa: ANN201
     except (MoECTEConfigError, NotBuiltYetError) as err:
         raise ToolError(str(err)) from None
     if getattr(args, "level", "nisa") == "bir":
+        from mxdsl.tools.diagnostics import OpDiagnostic
         from mxdsl.transforms.lower_nisa_to_bir import lower_nisa_to_bir
 
-        replaced = lower_nisa_to_bir(kernel.module)
+        try:
+            replaced = lower_nisa_to_bir(kernel.module)
+        except OpDiagnostic as err:
+            raise ToolError(f"lowering to bir: {err.message}") from None
         kernel.progress_ops = [replaced.get(op, op) for op in kernel.progress_ops]
     return kernel
 

@@ -79,3 +79,12 @@ def test_allocation_agrees_with_the_kernels_footprint(variant: str):
     if variant != "shard_on_i_dropping":  # the others allocate everything up front
         assert peak[Memory.SBUF] == aligned[Memory.SBUF]
     assert aligned[Memory.PSUM] <= peak[Memory.PSUM] <= TRN3.psum_partition_bytes
+
+
+def test_mx_moe_emit_level_bir(capsys: pytest.CaptureFixture[str]):
+    argv = ["emit", "--implementation", "shard_on_i_hybrid", *SMALL, "--intermediate", "64"]
+    assert mx_moe.main([*argv, "--level", "bir", "--block-size", "256"]) == 0
+    text = capsys.readouterr().out
+    assert "bir.register_load" in text
+    assert "bir.sendrecv" in text
+    assert "nisa.dma_copy" not in text
