@@ -6,8 +6,13 @@
 
 // RUN: mx-opt %s --split-input-file --verify-diagnostics -p lower-nisa-to-bir | filecheck %s
 // RUN: not mx-opt %s -p lower-nisa-to-bir 2>&1 | filecheck %s --check-prefix=EXIT
-// EXIT: lower-nisa-to-bir-errors.mlir:17:3: error: 'memref.alloc' op lower-nisa-to-bir: sbuf buffer %c
+// EXIT: lower-nisa-to-bir-errors.mlir:22:3: error: 'memref.alloc' op lower-nisa-to-bir: sbuf buffer %c
 // EXIT-NOT: Traceback
+// The target's capacities and the usage report (options of the pass).
+// RUN: mx-opt %examples/nisa_matmul_tiled.mlir -p 'lower-nisa-to-bir{target=trn2 print-usage=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=USAGE
+// USAGE: lower-nisa-to-bir: @main on trn2: sbuf 128 of 229376 bytes per partition (3 buffers), psum 64 of 16384 bytes per partition (1 buffer)
+// RUN: not mx-opt %s -p 'lower-nisa-to-bir{target=trn9}' 2>&1 | filecheck %s --check-prefix=TARGET
+// TARGET: mx-opt: error: invalid options for pass 'lower-nisa-to-bir': unknown target 'trn9'; the modelled targets are trn3, trn2
 
 // Two 64 KiB tiles are live when the third is allocated: on trn3 (256 KiB per partition)
 // 128 KiB are left, 64 bytes too few.
@@ -21,7 +26,7 @@ func.func @sbuf_full(%x: memref<128x16384xf32, #nisa.mem<hbm>>) {
   nisa.dma_copy %x, %b : memref<128x16384xf32, #nisa.mem<hbm>>, memref<128x16384xf32, #nisa.mem<sbuf>>
   func.return
 }
-// CHECK: lower-nisa-to-bir-errors.mlir:17:3: error: 'memref.alloc' op lower-nisa-to-bir: sbuf buffer %c (memref<128x32784xf32, #nisa.mem<sbuf>>) needs 131136 bytes per partition, but only 131072 contiguous bytes are available (131072 free; 131072 held by 2 live buffer(s)) of the 262144-byte sbuf partition of trn3; live: %a 65536 B at 0, %b 65536 B at 65536
+// CHECK: lower-nisa-to-bir-errors.mlir:22:3: error: 'memref.alloc' op lower-nisa-to-bir: sbuf buffer %c (memref<128x32784xf32, #nisa.mem<sbuf>>) needs 131136 bytes per partition, but only 131072 contiguous bytes are available (131072 free; 131072 held by 2 live buffer(s)) of the 262144-byte sbuf partition of trn3; live: %a 65536 B at 0, %b 65536 B at 65536
 
 // -----
 
