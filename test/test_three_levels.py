@@ -51,19 +51,35 @@ def normal(shape: tuple[int, ...], element: str) -> np.ndarray:
     return (RNG.standard_normal(shape) * spread).astype(gen.DTYPES[element])
 
 
-def run(module: ModuleOp, inputs: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+def _flat(values: object) -> list[np.ndarray]:
+    """Results with tuples flattened depth first (the order of lower-hlo-to-nisa)."""
+    if isinstance(values, tuple | list):
+        return [leaf for v in values for leaf in _flat(v)]  # pyright: ignore[reportUnknownVariableType]
+    return [np.asarray(values)]
+
+
+def run(module: ModuleOp, inputs: list[object]) -> tuple[np.ndarray, ...]:
     interpreter = make_interpreter(module, _context())
-    return tuple(
-        np.asarray(r) for r in interpreter.call_op("main", tuple(a.copy() for a in inputs))
-    )
+    copied = tuple(_copy(a) for a in inputs)
+    return tuple(_flat(interpreter.call_op("main", copied)))
 
 
-def three_levels(src: str, inputs: list[np.ndarray], **options: int) -> tuple[np.ndarray, ...]:
-    """Run hlo, nisa and bir; assert bit-identical results; return the hlo results."""
+def _copy(value: object) -> object:
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)  # pyright: ignore[reportUnknownVariableType]
+    assert isinstance(value, np.ndarray)
+    return value.copy()
+
+
+def three_levels(src: str, inputs: list[object], **options: int) -> tuple[np.ndarray, ...]:
+    """Run hlo, nisa and bir; assert bit-identical results; return the hlo results
+    (tuples flattened). A tuple input is passed as a tuple to the hlo function and as its
+    elements to the kernels."""
     module, ctx = gen.legalized(src)
     expected = run(module, inputs)
     LowerHloToNisaPass(**options).apply(ctx, module)  # pyright: ignore[reportArgumentType]
     module.verify()
+    inputs = list(_flat(inputs))
     nisa_results = run(module, inputs)
     signature = next(o for o in module.walk() if isinstance(o, func.FuncOp)).function_type
     LowerNisaToBirPass().apply(ctx, module)
@@ -125,6 +141,76 @@ def test_quantize_other_pairings(fmt: str, element: str):
     """The two format x input pairings the main sweep leaves out, on both dims."""
     for shape, dim in (((20, 96), -1), ((96, 40), -2)):
         three_levels(gen.quantize_program(shape, element, fmt, dim), [normal(shape, element)])
+
+
+def tuple_quantize_program(
+    shapes: tuple[tuple[int, ...], tuple[int, ...]], element: str, fmt: str, dim: int
+) -> str:
+    """QuantizeMX as a frontend emits it: two inputs passed as one tuple argument, each
+    QuantizeMX result returned as its ``tuple<data, scales>`` (no get_tuple_element)."""
+    arg = f"tuple<{gen.tensor(shapes[0], element)}, {gen.tensor(shapes[1], element)}>"
+    lines, results = [], []
+    for i, shape in enumerate(shapes):
+        x = gen.tensor(shape, element)
+        lines.append(f"  %x{i} = hlo.get_tuple_element %t[{i}] : ({arg}) -> {x}\n")
+        text, data, scale = gen.quantize_call(f"q{i}", f"x{i}", shape, element, fmt, dim)
+        lines.append(text.split("\n  %q")[0] + "\n")  # the custom call only
+        results.append(f"tuple<{data}, {scale}>")
+    return (
+        f"func.func @main(%t: {arg}) -> ({', '.join(results)}) {{\n{''.join(lines)}"
+        f"  func.return %q0, %q1 : {', '.join(results)}\n}}\n"
+    )
+
+
+FP8 = {
+    "float8_e4m3fn": (gen.ml_dtypes.float8_e4m3fn, 8, 448.0),
+    "float8_e5m2": (gen.ml_dtypes.float8_e5m2, 15, 57344.0),
+}
+"""format -> (ml_dtypes type, EMAX, max finite)."""
+
+
+def numpy_quantize(x: np.ndarray, fmt: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """QuantizeMX in plain numpy + ml_dtypes, from the spec's steps (mx-quantize-numerics:
+    max exponent byte of 32-element blocks, E8M0 = max(1, max(0, maxExp - EMAX)), multiply
+    by 2^(127 - E8M0), saturating RNE narrow) and the HLO packing (4 codes per ui32 along
+    the quantized dim, lane 0 in the low byte)."""
+    dtype, emax, largest = FP8[fmt]
+    v = np.moveaxis(x.astype(np.float32), dim, -1)
+    blocks = v.reshape(*v.shape[:-1], -1, 32)
+    exponents = (blocks.view(np.uint32) >> 23) & 0xFF
+    scale = np.maximum(1, exponents.max(axis=-1).astype(np.int64) - emax).astype(np.uint8)
+    factor = np.exp2(127.0 - scale.astype(np.float64))[..., None]
+    scaled = np.clip(blocks.astype(np.float64) * factor, -largest, largest)
+    codes = scaled.astype(np.float32).astype(dtype).view(np.uint8).reshape(v.shape)
+    words = codes.reshape(*v.shape[:-1], -1, 4).copy().view("<u4")[..., 0]
+    return np.moveaxis(words, -1, dim), np.moveaxis(scale, -1, dim)
+
+
+TUPLE_CASES = [
+    # (two input shapes, dim): each allowed dim, one shape with partial tiles
+    (((32, 64), (20, 96)), -1),
+    (((64, 24), (96, 40)), -2),
+    (((32, 32), (64, 8)), 0),
+    (((40, 64), (3, 32)), 1),
+]
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("element", ["bf16", "f16"])
+@pytest.mark.parametrize(("shapes", "dim"), TUPLE_CASES)
+def test_tuple_quantize(
+    shapes: tuple[tuple[int, ...], tuple[int, ...]], dim: int, fmt: str, element: str
+):
+    """Tuple in, tuples out at the hlo level; the kernels take and return the elements
+    (arg0.0, arg0.1 -> result0.0, result0.1, result1.0, result1.1), bit-identical. The
+    hlo results are also checked against the plain-numpy reference of the spec."""
+    xs = (normal(shapes[0], element), normal(shapes[1], element))
+    results = three_levels(tuple_quantize_program(shapes, element, fmt, dim), [xs])
+    assert len(results) == 4
+    for x, (data, scale) in zip(xs, (results[:2], results[2:]), strict=True):
+        ref_data, ref_scale = numpy_quantize(x, fmt, dim)
+        assert data.tobytes() == ref_data.tobytes()
+        assert scale.tobytes() == ref_scale.tobytes()
 
 
 # ------------------------------------------------------------------- MX matmul

@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
+    DenseArrayBase,
     FixedBitwidthType,
     Float8E3M4Type,
     Float8E4M3FNType,
@@ -56,9 +58,10 @@ from xdsl.dialects.builtin import (
     Signedness,
     StringAttr,
     UnitAttr,
+    i32,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -66,10 +69,13 @@ from xdsl.irdl import (
     eq,
     irdl_attr_definition,
     irdl_op_definition,
+    operand_def,
     opt_operand_def,
     opt_prop_def,
     prop_def,
+    result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -90,14 +96,17 @@ from mxdsl.dialects.nisa import (
     OobMode,
     OobModeAttr,
 )
+from mxdsl.targets import DEFAULT_TARGET
 
 # ----------------------------------------------------------------------------- limits
 
-# The machine limits are nisa's (one set of numbers for both levels and the allocator).
-PARTITIONS = nisa.PMAX
-SBUF_PARTITION_BYTES = nisa.SBUF_PARTITION_BYTES
-PSUM_PARTITION_BYTES = nisa.PSUM_PARTITION_BYTES
-PSUM_BANK_BYTES = nisa.PSUM_BANK_BYTES
+# The memories are the default target's (mxdsl.targets: trn3, the largest modelled): the
+# verifier checks patterns against them; lower-nisa-to-bir places buffers within the
+# capacities of the target it is given.
+PARTITIONS = DEFAULT_TARGET.partitions
+SBUF_PARTITION_BYTES = DEFAULT_TARGET.sbuf_partition_bytes
+PSUM_PARTITION_BYTES = DEFAULT_TARGET.psum_partition_bytes
+PSUM_BANK_BYTES = DEFAULT_TARGET.psum_bank_bytes
 PSUM_BANKS = PSUM_PARTITION_BYTES // PSUM_BANK_BYTES
 MATMUL_STATIONARY_FMAX = nisa.MATMUL_STATIONARY_FMAX
 MATMUL_MOVING_FMAX = nisa.MATMUL_MOVING_FMAX
@@ -214,6 +223,9 @@ QUANTIZE_DATA_DTYPES = frozenset(
 """QuantizeMx's data targets {2, 5, 7, 8, 9} (spec, "FP8 e4m3fn ... delegated")."""
 QUANTIZE_SRC_DTYPES = frozenset({Dtype.BFLOAT16, Dtype.FLOAT16, Dtype.FLOAT32})
 SCALE_DTYPES = frozenset({Dtype.UINT8, Dtype.FLOAT8_E8M0FNU})
+PREDICATE_DTYPES = frozenset(
+    {Dtype.UINT8, Dtype.INT8, Dtype.INT16, Dtype.UINT16, Dtype.INT32, Dtype.UINT32}
+)
 MATMUL_INPUT_DTYPES = frozenset(
     {
         Dtype.BFLOAT16,
@@ -334,7 +346,7 @@ class AccessPatternAttr(ParametrizedAttribute):
 
     @property
     def memory(self) -> Memory:
-        return Memory(self.space.data)
+        return self._memo("memory", lambda: Memory(self.space.data))
 
     @property
     def on_chip(self) -> bool:
@@ -367,17 +379,31 @@ class AccessPatternAttr(ParametrizedAttribute):
     def off(self) -> int:
         return self.offset.data
 
+    def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """A derived fact, computed once per attribute (attributes are immutable; the
+        simulator asks for these on every instruction it runs)."""
+        memo: dict[str, Any] | None = self.__dict__.get("_facts")
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_facts", memo)
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
     @property
     def dtype(self) -> Dtype:
-        return Dtype(self.dtype_code.data)
+        return self._memo("dtype", lambda: Dtype(self.dtype_code.data))
 
     def get_pairs(self) -> tuple[tuple[int, int], ...]:
-        return tuple((pair.data[0].data, pair.data[1].data) for pair in self.pattern.data)
+        return self._memo(
+            "pairs",
+            lambda: tuple((pair.data[0].data, pair.data[1].data) for pair in self.pattern.data),
+        )
 
     @property
     def elements_per_partition(self) -> int:
         """Pattern elements per partition (``getNumElementsPerPartition``; x4: containers)."""
-        return math.prod(num for _, num in self.get_pairs())
+        return self._memo("epp", lambda: math.prod(num for _, num in self.get_pairs()))
 
     @property
     def num_elements(self) -> int:
@@ -390,14 +416,21 @@ class AccessPatternAttr(ParametrizedAttribute):
 
     def byte_range(self, extra_offset: int = 0) -> tuple[int, int]:
         """``[lo, hi)``: the bytes this pattern touches in each partition (or tensor)."""
+        low, high = self._memo("extent", self._extent)
+        start = self.off + extra_offset
+        return start + low, start + high
+
+    def _extent(self) -> tuple[int, int]:
         low = sum(min(0, step * (num - 1)) for step, num in self.get_pairs())
         high = sum(max(0, step * (num - 1)) for step, num in self.get_pairs())
         size = self.dtype.size
-        start = self.off + extra_offset
-        return start + low * size, start + (high + 1) * size
+        return low * size, (high + 1) * size
 
     def is_contiguous(self) -> bool:
         """The pairs walk consecutive elements in order (one strided slice per partition)."""
+        return self._memo("contiguous", self._contiguous)
+
+    def _contiguous(self) -> bool:
         expected = 1
         for step, num in reversed(self.get_pairs()):
             if num != 1 and step != expected:
@@ -739,6 +772,81 @@ def _alu(op: AluOp | AluOpAttr) -> AluOpAttr:
     return op if isinstance(op, AluOpAttr) else AluOpAttr(op)
 
 
+# ----------------------------------------------------------------------------- run-time offsets
+
+RUNTIME_FORMAT = "(`runtime` $runtime^ `(` $runtime_values `)`)? "
+"""The optional run-time offsets of an instruction: ``runtime ["dst", "src:partition"](%a,
+%b)``."""
+
+PARTITION_SUFFIX = ":partition"
+
+
+def runtime_values(runtime: Sequence[tuple[str, SSAValue]]) -> list[SSAValue]:
+    return [value for _, value in runtime]
+
+
+def runtime_properties(runtime: Sequence[tuple[str, SSAValue]]) -> dict[str, Attribute]:
+    if not runtime:
+        return {}
+    return {"runtime": ArrayAttr([StringAttr(key) for key, _ in runtime])}
+
+
+def runtime_operands(op: Operation) -> Sequence[SSAValue]:
+    """The run-time ``index`` operands of an instruction (empty when it has none)."""
+    return getattr(op, "runtime_values", ())
+
+
+def runtime_keys(op: Operation) -> list[tuple[str, bool]]:
+    """``(role, is_partition)`` of each run-time operand of ``op``, in operand order."""
+    keys = op.properties.get("runtime")
+    if not isinstance(keys, ArrayAttr):
+        return []
+    out: list[tuple[str, bool]] = []
+    for key in keys.data:
+        assert isinstance(key, StringAttr)
+        text = key.data
+        partition = text.endswith(PARTITION_SUFFIX)
+        out.append((text.removesuffix(PARTITION_SUFFIX), partition))
+    return out
+
+
+def role_pattern(op: IRDLOperation, role: str) -> AccessPatternAttr | None:
+    """The access pattern an instruction calls ``role`` (a property, or ``srcN`` of a
+    pattern list ``srcs``), or None."""
+    value = op.properties.get(role)
+    if isinstance(value, AccessPatternAttr):
+        return value
+    sources = op.properties.get("srcs")
+    if isinstance(sources, ArrayAttr) and role.startswith("src") and role[3:].isdigit():
+        index = int(role[3:])
+        if index < len(sources.data):
+            pattern = sources.data[index]
+            return pattern if isinstance(pattern, AccessPatternAttr) else None
+    return None
+
+
+def check_runtime(op: IRDLOperation) -> None:
+    """Run-time offsets: one ``index`` per key; ``role`` adds bytes to that pattern's
+    ``off``, ``role:partition`` (on chip) partitions to its ``p0``; a key at most once.
+    The static pattern (offsets 0) is what the verifier checks; the interpreter checks
+    the moved pattern when the instruction runs."""
+    keys = runtime_keys(op)
+    operands = runtime_operands(op)
+    if len(keys) != len(operands):
+        raise VerifyException(f"runtime lists {len(keys)} key(s) but {len(operands)} value(s)")
+    seen: set[tuple[str, bool]] = set()
+    for role, partition in keys:
+        ap = role_pattern(op, role)
+        key = role + (PARTITION_SUFFIX if partition else "")
+        if ap is None:
+            raise VerifyException(f"runtime key {key!r} names no access pattern of {op.name}")
+        if partition and not ap.on_chip:
+            raise VerifyException(f"runtime key {key!r}: an hbm pattern has no partitions")
+        if (role, partition) in seen:
+            raise VerifyException(f"runtime key {key!r} appears twice")
+        seen.add((role, partition))
+
+
 # ----------------------------------------------------------------------------- data movement
 
 
@@ -816,7 +924,8 @@ class DmaIndirectOp(IRDLOperation):
     ``bir.dma_indirect dst, src index #bir.ap<...> dim d bound b (scatter)?
     (oob_mode skip)?``: without ``scatter`` src is indexed (a gather), with it dst (a
     scatter). An index outside ``[0, bound)`` is a run-time error, or with ``oob_mode
-    skip`` that row is not transferred. The index pattern has ``num`` elements."""
+    skip`` that row is not transferred. The index pattern has ``num`` elements. Run-time
+    keys (``dst``, ``src``, ``index``) move the patterns for loop-dependent views."""
 
     name = "bir.dma_indirect"
     dst = prop_def(AccessPatternAttr)
@@ -828,13 +937,15 @@ class DmaIndirectOp(IRDLOperation):
     oob_mode = prop_def(OobModeAttr, default_value=OobModeAttr(OobMode.ERROR))
     dst_tensor = opt_operand_def(MemRefType)
     src_tensor = opt_operand_def(MemRefType)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = _EFFECTS
     assembly_format = (
         "qualified($dst) (`of` $dst_tensor^ `:` type($dst_tensor))? `,` "
         "qualified($src) (`of` $src_tensor^ `:` type($src_tensor))? "
         "`index` qualified($index) `dim` $indirect_dim `bound` $bound "
-        "(`scatter` $scatter^)? (`oob_mode` $oob_mode^)? attr-dict"
+        "(`scatter` $scatter^)? (`oob_mode` $oob_mode^)? " + RUNTIME_FORMAT + "attr-dict"
     )
 
     def __init__(
@@ -849,6 +960,7 @@ class DmaIndirectOp(IRDLOperation):
         oob_mode: OobMode = OobMode.ERROR,
         dst_tensor: SSAValue | None = None,
         src_tensor: SSAValue | None = None,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
         properties: dict[str, Attribute] = {
             "dst": dst,
@@ -860,21 +972,29 @@ class DmaIndirectOp(IRDLOperation):
         }
         if scatter:
             properties["scatter"] = UnitAttr()
-        super().__init__(operands=[dst_tensor, src_tensor], properties=properties)
+        super().__init__(
+            operands=[dst_tensor, src_tensor, runtime_values(runtime)],
+            properties=properties | runtime_properties(runtime),
+        )
 
     @property
     def indexed_role(self) -> str:
         return "dst" if self.scatter is not None else "src"
 
     def verify_(self) -> None:
-        dst = check_ap("dst", self.dst, DMA_MEMORIES, self.dst_tensor, partition_step=True)
-        src = check_ap("src", self.src, DMA_MEMORIES, self.src_tensor, partition_step=True)
+        check_runtime(self)
+        role = self.indexed_role
+        # the indexed side is checked below with every index below the bound
+        dst, src = self.dst, self.src
+        if role != "dst":
+            check_ap("dst", dst, DMA_MEMORIES, self.dst_tensor, partition_step=True)
+        if role != "src":
+            check_ap("src", src, DMA_MEMORIES, self.src_tensor, partition_step=True)
         _x4_copy(dst, src)
         if dst.num_elements != src.num_elements:
             raise VerifyException(
                 f"dst has {dst.num_elements} elements but src has {src.num_elements}"
             )
-        role = self.indexed_role
         indexed, tensor = (dst, self.dst_tensor) if role == "dst" else (src, self.src_tensor)
         if indexed.memory != Memory.HBM:
             raise VerifyException(f"the indexed side ({role}) must be in hbm")
@@ -914,13 +1034,22 @@ class MemsetOp(IRDLOperation):
     name = "bir.memset"
     dst = prop_def(AccessPatternAttr)
     value = prop_def(FloatAttr.constr(type=eq(Float64Type())))
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
-    assembly_format = "qualified($dst) `,` $value attr-dict"
+    assembly_format = "qualified($dst) `,` $value " + RUNTIME_FORMAT + "attr-dict"
 
-    def __init__(self, dst: AccessPatternAttr, value: float):
-        super().__init__(properties={"dst": dst, "value": FloatAttr(value, Float64Type())})
+    def __init__(
+        self, dst: AccessPatternAttr, value: float, *, runtime: Sequence[tuple[str, SSAValue]] = ()
+    ):
+        super().__init__(
+            operands=[runtime_values(runtime)],
+            properties={"dst": dst, "value": FloatAttr(value, Float64Type())}
+            | runtime_properties(runtime),
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         dst = check_ap("dst", self.dst, ON_CHIP)
         value = self.value.value.data
         if dst.dtype.is_x4 and value != 0:
@@ -937,13 +1066,25 @@ class TensorCopyOp(IRDLOperation):
     name = "bir.tensor_copy"
     dst = prop_def(AccessPatternAttr)
     src = prop_def(AccessPatternAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
-    assembly_format = "qualified($dst) `,` qualified($src) attr-dict"
+    assembly_format = "qualified($dst) `,` qualified($src) " + RUNTIME_FORMAT + "attr-dict"
 
-    def __init__(self, dst: AccessPatternAttr, src: AccessPatternAttr):
-        super().__init__(properties={"dst": dst, "src": src})
+    def __init__(
+        self,
+        dst: AccessPatternAttr,
+        src: AccessPatternAttr,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
+    ):
+        super().__init__(
+            operands=[runtime_values(runtime)],
+            properties={"dst": dst, "src": src} | runtime_properties(runtime),
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         dst = check_ap("dst", self.dst, ON_CHIP)
         src = check_ap("src", self.src, ON_CHIP)
         _same_layout("dst", dst, "src", src)
@@ -966,10 +1107,12 @@ class CastOp(IRDLOperation):
     src = prop_def(AccessPatternAttr)
     saturate = opt_prop_def(UnitAttr)
     nan_suppress = opt_prop_def(UnitAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
     assembly_format = (
         "qualified($dst) `,` qualified($src) (`saturate` $saturate^)? "
-        "(`nan_suppress` $nan_suppress^)? attr-dict"
+        "(`nan_suppress` $nan_suppress^)? " + RUNTIME_FORMAT + "attr-dict"
     )
 
     def __init__(
@@ -979,15 +1122,19 @@ class CastOp(IRDLOperation):
         *,
         saturate: bool = False,
         nan_suppress: bool = False,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
         properties: dict[str, Attribute] = {"dst": dst, "src": src}
         if saturate:
             properties["saturate"] = UnitAttr()
         if nan_suppress:
             properties["nan_suppress"] = UnitAttr()
-        super().__init__(properties=properties)
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         dst = check_ap("dst", self.dst, ON_CHIP)
         src = check_ap("src", self.src, ON_CHIP)
         if dst.np != src.np:
@@ -1047,10 +1194,12 @@ class MatmultOp(IRDLOperation):
     stationary = prop_def(AccessPatternAttr)
     moving = prop_def(AccessPatternAttr)
     accumulate = opt_prop_def(UnitAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
     assembly_format = (
         "qualified($dst) `,` qualified($stationary) `,` qualified($moving) "
-        "(`accumulate` $accumulate^)? attr-dict"
+        "(`accumulate` $accumulate^)? " + RUNTIME_FORMAT + "attr-dict"
     )
 
     def __init__(
@@ -1059,13 +1208,18 @@ class MatmultOp(IRDLOperation):
         stationary: AccessPatternAttr,
         moving: AccessPatternAttr,
         accumulate: bool = False,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
         properties: dict[str, Attribute] = {"dst": dst, "stationary": stationary, "moving": moving}
         if accumulate:
             properties["accumulate"] = UnitAttr()
-        super().__init__(properties=properties)
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         stationary = check_ap("stationary", self.stationary, SBUF_ONLY)
         moving = check_ap("moving", self.moving, SBUF_ONLY)
         for role, ap in (("stationary", stationary), ("moving", moving)):
@@ -1113,11 +1267,13 @@ class MatmultMxOp(IRDLOperation):
     moving = prop_def(AccessPatternAttr)
     moving_scale = prop_def(AccessPatternAttr)
     accumulate = opt_prop_def(UnitAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
     assembly_format = (
         "qualified($dst) `,` qualified($stationary) `scale` qualified($stationary_scale) `,` "
         "qualified($moving) `scale` qualified($moving_scale) (`accumulate` $accumulate^)? "
-        "attr-dict"
+        "" + RUNTIME_FORMAT + "attr-dict"
     )
 
     def __init__(
@@ -1128,6 +1284,8 @@ class MatmultMxOp(IRDLOperation):
         moving: AccessPatternAttr,
         moving_scale: AccessPatternAttr,
         accumulate: bool = False,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
         properties: dict[str, Attribute] = {
             "dst": dst,
@@ -1138,9 +1296,12 @@ class MatmultMxOp(IRDLOperation):
         }
         if accumulate:
             properties["accumulate"] = UnitAttr()
-        super().__init__(properties=properties)
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         stationary = _mx_data("stationary", self.stationary)
         moving = _mx_data("moving", self.moving)
         m, n = _matmul_free_sizes(stationary, moving)
@@ -1168,10 +1329,12 @@ class QuantizeMxOp(IRDLOperation):
     dst_scale = prop_def(AccessPatternAttr)
     src = prop_def(AccessPatternAttr)
     alternative_emax = opt_prop_def(UnitAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
     assembly_format = (
         "qualified($dst) `scale` qualified($dst_scale) `,` qualified($src) "
-        "(`alternative_emax` $alternative_emax^)? attr-dict"
+        "(`alternative_emax` $alternative_emax^)? " + RUNTIME_FORMAT + "attr-dict"
     )
 
     def __init__(
@@ -1180,13 +1343,18 @@ class QuantizeMxOp(IRDLOperation):
         dst_scale: AccessPatternAttr,
         src: AccessPatternAttr,
         alternative_emax: bool = False,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
         properties: dict[str, Attribute] = {"dst": dst, "dst_scale": dst_scale, "src": src}
         if alternative_emax:
             properties["alternative_emax"] = UnitAttr()
-        super().__init__(properties=properties)
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         src = check_ap("src", self.src, SBUF_ONLY)
         if src.dtype not in QUANTIZE_SRC_DTYPES:
             raise VerifyException(
@@ -1234,8 +1402,14 @@ class TensorTensorOp(IRDLOperation):
     in0 = prop_def(AccessPatternAttr)
     in1 = prop_def(AccessPatternAttr)
     op = prop_def(AluOpAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
-    assembly_format = "qualified($dst) `,` $op qualified($in0) `,` qualified($in1) attr-dict"
+    assembly_format = (
+        "qualified($dst) `,` $op qualified($in0) `,` qualified($in1) "
+        + RUNTIME_FORMAT
+        + "attr-dict"
+    )
 
     def __init__(
         self,
@@ -1243,10 +1417,17 @@ class TensorTensorOp(IRDLOperation):
         op: AluOp | AluOpAttr,
         in0: AccessPatternAttr,
         in1: AccessPatternAttr,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
-        super().__init__(properties={"dst": dst, "op": _alu(op), "in0": in0, "in1": in1})
+        super().__init__(
+            operands=[runtime_values(runtime)],
+            properties={"dst": dst, "op": _alu(op), "in0": in0, "in1": in1}
+            | runtime_properties(runtime),
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         alu = self.op.data
         memories = SBUF_ONLY if alu == AluOp.POWER else ON_CHIP
         dst = check_ap("dst", self.dst, memories)
@@ -1276,10 +1457,12 @@ class TensorScalarOp(IRDLOperation):
     op1 = opt_prop_def(AluOpAttr)
     operand1 = opt_prop_def(ScalarOperand)
     reverse1 = opt_prop_def(UnitAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
     assembly_format = (
         "qualified($dst) `,` qualified($src) `,` (`reverse` $reverse0^)? $op0 $operand0 "
-        "(`,` (`reverse` $reverse1^)? $op1^ $operand1)? attr-dict"
+        "(`,` (`reverse` $reverse1^)? $op1^ $operand1)? " + RUNTIME_FORMAT + "attr-dict"
     )
 
     def __init__(
@@ -1292,6 +1475,8 @@ class TensorScalarOp(IRDLOperation):
         operand1: Attribute | None = None,
         reverse0: bool = False,
         reverse1: bool = False,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
         properties: dict[str, Attribute] = {
             "dst": dst,
@@ -1307,9 +1492,12 @@ class TensorScalarOp(IRDLOperation):
             properties["reverse0"] = UnitAttr()
         if reverse1:
             properties["reverse1"] = UnitAttr()
-        super().__init__(properties=properties)
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         if (self.op1 is None) != (self.operand1 is None):
             raise VerifyException("op1 and operand1 come together")
         if self.op1 is None and self.reverse1 is not None:
@@ -1342,9 +1530,13 @@ class ActivationOp(IRDLOperation):
     func = prop_def(ActivationFunctionAttr)
     scale = opt_prop_def(ScalarOperand)
     bias = opt_prop_def(ScalarOperand)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
     assembly_format = (
-        "qualified($dst) `,` $func qualified($src) (`scale` $scale^)? (`bias` $bias^)? attr-dict"
+        "qualified($dst) `,` $func qualified($src) (`scale` $scale^)? (`bias` $bias^)? "
+        + RUNTIME_FORMAT
+        + "attr-dict"
     )
 
     def __init__(
@@ -1354,6 +1546,8 @@ class ActivationOp(IRDLOperation):
         src: AccessPatternAttr,
         scale: Attribute | None = None,
         bias: Attribute | None = None,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
         if isinstance(func, ActivationFunction):
             func = ActivationFunctionAttr(func)
@@ -1362,9 +1556,12 @@ class ActivationOp(IRDLOperation):
             properties["scale"] = scale
         if bias is not None:
             properties["bias"] = bias
-        super().__init__(properties=properties)
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         dst = check_ap("dst", self.dst, ON_CHIP)
         src = check_ap("src", self.src, ON_CHIP)
         _no_x4(("dst", dst), ("src", src))
@@ -1387,16 +1584,27 @@ class TransposeOp(IRDLOperation):
     dst = prop_def(AccessPatternAttr)
     src = prop_def(AccessPatternAttr)
     engine = opt_prop_def(EngineAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
-    assembly_format = "qualified($dst) `,` qualified($src) (`engine` $engine^)? attr-dict"
+    assembly_format = (
+        "qualified($dst) `,` qualified($src) (`engine` $engine^)? " + RUNTIME_FORMAT + "attr-dict"
+    )
 
     def __init__(
-        self, dst: AccessPatternAttr, src: AccessPatternAttr, engine: Engine | None = None
+        self,
+        dst: AccessPatternAttr,
+        src: AccessPatternAttr,
+        engine: Engine | None = None,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
         properties: dict[str, Attribute] = {"dst": dst, "src": src}
         if engine is not None:
             properties["engine"] = EngineAttr(engine)
-        super().__init__(properties=properties)
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
 
     def resolved_engine(self) -> Engine:
         if self.engine is not None:
@@ -1405,6 +1613,7 @@ class TransposeOp(IRDLOperation):
         return Engine.TENSOR if on_pe else Engine.VECTOR
 
     def verify_(self) -> None:
+        check_runtime(self)
         engine = self.resolved_engine()
         if engine == Engine.TENSOR:
             src = check_ap("src", self.src, SBUF_ONLY)
@@ -1447,9 +1656,13 @@ class TensorReduceOp(IRDLOperation):
     op = prop_def(AluOpAttr)
     inner = prop_def(IntegerAttr.constr(type=eq(i64)))
     negate = opt_prop_def(UnitAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
     traits = _EFFECTS
     assembly_format = (
-        "qualified($dst) `,` $op qualified($src) `inner` $inner (`negate` $negate^)? attr-dict"
+        "qualified($dst) `,` $op qualified($src) `inner` $inner (`negate` $negate^)? "
+        + RUNTIME_FORMAT
+        + "attr-dict"
     )
 
     def __init__(
@@ -1459,6 +1672,8 @@ class TensorReduceOp(IRDLOperation):
         src: AccessPatternAttr,
         inner: int,
         negate: bool = False,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
     ):
         properties: dict[str, Attribute] = {
             "dst": dst,
@@ -1468,9 +1683,12 @@ class TensorReduceOp(IRDLOperation):
         }
         if negate:
             properties["negate"] = UnitAttr()
-        super().__init__(properties=properties)
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
 
     def verify_(self) -> None:
+        check_runtime(self)
         alu = self.op.data
         if alu not in REDUCE_ALU_OPS:
             raise VerifyException(f"{alu.value} is not a reduction op")
@@ -1494,6 +1712,385 @@ class TensorReduceOp(IRDLOperation):
             )
 
 
+# ----------------------------------------------------------------------------- more engines
+
+
+@irdl_op_definition
+class IotaOp(IRDLOperation):
+    """An index pattern (GpSimd, int32 math, then one RNE cast to dst's dtype, as
+    nisa.iota): ``bir.iota dst, [[step, num], ...] offset o channel_multiplier c``. The
+    pairs (1 to 4) enumerate each partition's elements of dst in its order; element
+    ``(i, j_0, ...)`` of partition ``i`` of the pattern gets
+    ``o + i * c + sum(j_k * step_k)``. dst in sbuf, not x4."""
+
+    name = "bir.iota"
+    dst = prop_def(AccessPatternAttr)
+    pattern = prop_def(nisa.IotaPatternAttr)
+    offset = prop_def(IntegerAttr.constr(type=eq(i64)), default_value=IntegerAttr(0, i64))
+    channel_multiplier = prop_def(
+        IntegerAttr.constr(type=eq(i64)), default_value=IntegerAttr(0, i64)
+    )
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
+    traits = _EFFECTS
+    assembly_format = (
+        "qualified($dst) `,` $pattern (`offset` $offset^)? "
+        "(`channel_multiplier` $channel_multiplier^)? " + RUNTIME_FORMAT + "attr-dict"
+    )
+
+    def __init__(
+        self,
+        dst: AccessPatternAttr,
+        pattern: Sequence[tuple[int, int]],
+        offset: int = 0,
+        channel_multiplier: int = 0,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
+    ):
+        properties: dict[str, Attribute] = {
+            "dst": dst,
+            "pattern": nisa.IotaPatternAttr(pattern),
+            "offset": IntegerAttr(offset, i64),
+            "channel_multiplier": IntegerAttr(channel_multiplier, i64),
+        }
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
+
+    def verify_(self) -> None:
+        check_runtime(self)
+        dst = check_ap("dst", self.dst, SBUF_ONLY)
+        _no_x4(("dst", dst))
+        pairs = self.pattern.get_pairs()
+        if not 1 <= len(pairs) <= nisa.IOTA_MAX_DIMS:
+            raise VerifyException(
+                f"pattern has {len(pairs)} [step, num] pairs; 1 to {nisa.IOTA_MAX_DIMS} are allowed"
+            )
+        covered = math.prod(num for _, num in pairs)
+        if covered != dst.elements_per_partition:
+            raise VerifyException(
+                f"pattern covers {covered} elements per partition but dst has "
+                f"{dst.elements_per_partition}"
+            )
+
+
+@irdl_op_definition
+class ScalarTensorTensorOp(IRDLOperation):
+    """``dst = op1(op0(src, operand0), in1)`` on the Vector engine, f32 inside (as
+    nisa.scalar_tensor_tensor): ``bir.scalar_tensor_tensor dst, src, (reverse)? multiply
+    S, (reverse)? add in1``. operand0 an f32 immediate or a column pattern; in1 a pattern
+    like src; arithmetic ops only; src and in1 not both in psum."""
+
+    name = "bir.scalar_tensor_tensor"
+    dst = prop_def(AccessPatternAttr)
+    src = prop_def(AccessPatternAttr)
+    op0 = prop_def(AluOpAttr)
+    operand0 = prop_def(ScalarOperand)
+    reverse0 = opt_prop_def(UnitAttr)
+    op1 = prop_def(AluOpAttr)
+    in1 = prop_def(AccessPatternAttr)
+    reverse1 = opt_prop_def(UnitAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
+    traits = _EFFECTS
+    assembly_format = (
+        "qualified($dst) `,` qualified($src) `,` (`reverse` $reverse0^)? $op0 $operand0 `,` "
+        "(`reverse` $reverse1^)? $op1 qualified($in1) " + RUNTIME_FORMAT + "attr-dict"
+    )
+
+    def __init__(
+        self,
+        dst: AccessPatternAttr,
+        src: AccessPatternAttr,
+        op0: AluOp | AluOpAttr,
+        operand0: Attribute,
+        op1: AluOp | AluOpAttr,
+        in1: AccessPatternAttr,
+        *,
+        reverse0: bool = False,
+        reverse1: bool = False,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
+    ):
+        properties: dict[str, Attribute] = {
+            "dst": dst,
+            "src": src,
+            "op0": _alu(op0),
+            "operand0": operand0,
+            "op1": _alu(op1),
+            "in1": in1,
+        }
+        if reverse0:
+            properties["reverse0"] = UnitAttr()
+        if reverse1:
+            properties["reverse1"] = UnitAttr()
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
+
+    def verify_(self) -> None:
+        check_runtime(self)
+        for alu in (self.op0.data, self.op1.data):
+            if alu in BITWISE_ALU_OPS:
+                raise VerifyException(f"takes arithmetic ops only, got {alu.value}")
+        dst = check_ap("dst", self.dst, ON_CHIP)
+        src = check_ap("src", self.src, ON_CHIP)
+        in1 = check_ap("in1", self.in1, ON_CHIP)
+        _no_x4(("dst", dst), ("src", src), ("in1", in1))
+        if src.memory == in1.memory == Memory.PSUM:
+            raise VerifyException("src and in1 cannot both be in psum")
+        _same_layout("dst", dst, "src", src)
+        _same_layout("in1", in1, "src", src)
+        _scalar_operand("operand0", self.operand0, src, bitwise=False)
+
+
+@irdl_op_definition
+class TensorCopyPredicatedOp(IRDLOperation):
+    """Select (as nisa.tensor_copy_predicated): ``dst = pred != 0 ? src : dst``, ``not``
+    copies where pred is 0: ``bir.tensor_copy_predicated dst, src where (not)? pred``.
+    src a pattern like dst (same dtype) or an immediate of dst's dtype (f32 / integer);
+    pred an on-chip pattern of dtype 12, 13, 17 (signed) or 1, 14, 18, like dst."""
+
+    name = "bir.tensor_copy_predicated"
+    dst = prop_def(AccessPatternAttr)
+    src = prop_def(ScalarOperand)
+    predicate = prop_def(AccessPatternAttr)
+    reverse_predicate = opt_prop_def(UnitAttr)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
+    traits = _EFFECTS
+    assembly_format = (
+        "qualified($dst) `,` $src `where` (`not` $reverse_predicate^)? qualified($predicate) "
+        + RUNTIME_FORMAT
+        + "attr-dict"
+    )
+
+    def __init__(
+        self,
+        dst: AccessPatternAttr,
+        src: Attribute,
+        predicate: AccessPatternAttr,
+        *,
+        reverse_predicate: bool = False,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
+    ):
+        properties: dict[str, Attribute] = {"dst": dst, "src": src, "predicate": predicate}
+        if reverse_predicate:
+            properties["reverse_predicate"] = UnitAttr()
+        super().__init__(
+            operands=[runtime_values(runtime)], properties=properties | runtime_properties(runtime)
+        )
+
+    def verify_(self) -> None:
+        check_runtime(self)
+        dst = check_ap("dst", self.dst, ON_CHIP)
+        predicate = check_ap("predicate", self.predicate, ON_CHIP)
+        _no_x4(("dst", dst))
+        if predicate.dtype not in PREDICATE_DTYPES:
+            raise VerifyException(
+                "predicate must be an 8, 16 or 32-bit integer (dtype 1, 12, 13, 14, 17 or "
+                f"18), got {predicate.dtype.label}"
+            )
+        _same_layout("predicate", predicate, "dst", dst)
+        if isinstance(self.src, AccessPatternAttr):
+            src = check_ap("src", self.src, ON_CHIP)
+            _same_layout("src", src, "dst", dst)
+            if src.dtype != dst.dtype:
+                raise VerifyException(
+                    f"src dtype {src.dtype.label} must equal dst dtype {dst.dtype.label}"
+                )
+
+
+@irdl_op_definition
+class DmaComputeOp(IRDLOperation):
+    """Sum 1 to 16 sources into dst through a DMA engine, f32 inside, one rounding to
+    dst (as nisa.dma_compute): ``bir.dma_compute dst (of %t : T)?, [src, ...] (of %a, %b
+    : T, T)?``. Patterns in hbm or sbuf, element for element in enumeration order; the
+    hbm patterns name their tensors in order (dst's after ``dst``, the sources' after
+    the list); not x4. Run-time keys: ``dst``, ``src0``, ``src1``, ..."""
+
+    name = "bir.dma_compute"
+    dst = prop_def(AccessPatternAttr)
+    srcs = prop_def(ArrayAttr[AccessPatternAttr])
+    dst_tensor = opt_operand_def(MemRefType)
+    src_tensors = var_operand_def(MemRefType)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = _EFFECTS
+    assembly_format = (
+        "qualified($dst) (`of` $dst_tensor^ `:` type($dst_tensor))? `,` $srcs "
+        "(`of` $src_tensors^ `:` type($src_tensors))? " + RUNTIME_FORMAT + "attr-dict"
+    )
+
+    def __init__(
+        self,
+        dst: AccessPatternAttr,
+        srcs: Sequence[AccessPatternAttr],
+        *,
+        dst_tensor: SSAValue | None = None,
+        src_tensors: Sequence[SSAValue] = (),
+        runtime: Sequence[tuple[str, SSAValue]] = (),
+    ):
+        super().__init__(
+            operands=[dst_tensor, list(src_tensors), runtime_values(runtime)],
+            properties={"dst": dst, "srcs": ArrayAttr(srcs)} | runtime_properties(runtime),
+        )
+
+    def source_tensors(self) -> list[SSAValue | None]:
+        """The tensor of each source (None on chip)."""
+        tensors = iter(self.src_tensors)
+        return [next(tensors, None) if ap.memory == Memory.HBM else None for ap in self.srcs]
+
+    def verify_(self) -> None:
+        check_runtime(self)
+        sources = list(self.srcs.data)
+        if not 1 <= len(sources) <= nisa.DMA_COMPUTE_MAX_SOURCES:
+            raise VerifyException(
+                f"takes 1 to {nisa.DMA_COMPUTE_MAX_SOURCES} sources, got {len(sources)}"
+            )
+        hbm_sources = sum(ap.memory == Memory.HBM for ap in sources)
+        if hbm_sources != len(self.src_tensors):
+            raise VerifyException(
+                f"{hbm_sources} source(s) are in hbm but {len(self.src_tensors)} tensor(s) "
+                "are named"
+            )
+        dst = check_ap("dst", self.dst, DMA_MEMORIES, self.dst_tensor)
+        _no_x4(("dst", dst))
+        for i, (ap, tensor) in enumerate(zip(sources, self.source_tensors(), strict=True)):
+            src = check_ap(f"src{i}", ap, DMA_MEMORIES, tensor)
+            _no_x4((f"src{i}", src))
+            if src.num_elements != dst.num_elements:
+                raise VerifyException(
+                    f"src{i} has {src.num_elements} elements but dst has {dst.num_elements}"
+                )
+
+
+@irdl_op_definition
+class SendRecvOp(IRDLOperation):
+    """Exchange SBUF patterns with peer cores (as nisa.sendrecv): send ``src`` to core
+    ``send_to`` and receive into ``dst`` what core ``recv_from`` sends on the same pipe:
+    ``bir.sendrecv dst, src to %peer from %peer pipe 0``. dst and src have the same
+    dtype, partitions and elements per partition; the partner's must match."""
+
+    name = "bir.sendrecv"
+    dst = prop_def(AccessPatternAttr)
+    src = prop_def(AccessPatternAttr)
+    send_to = operand_def(IndexType)
+    recv_from = operand_def(IndexType)
+    pipe_id = prop_def(IntegerAttr.constr(type=eq(i64)))
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
+    traits = _EFFECTS
+    assembly_format = (
+        "qualified($dst) `,` qualified($src) `to` $send_to `from` $recv_from `pipe` $pipe_id "
+        + RUNTIME_FORMAT
+        + "attr-dict"
+    )
+
+    def __init__(
+        self,
+        dst: AccessPatternAttr,
+        src: AccessPatternAttr,
+        send_to: SSAValue,
+        recv_from: SSAValue,
+        pipe_id: int,
+        *,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
+    ):
+        super().__init__(
+            operands=[send_to, recv_from, runtime_values(runtime)],
+            properties={"dst": dst, "src": src, "pipe_id": IntegerAttr(pipe_id, i64)}
+            | runtime_properties(runtime),
+        )
+
+    def verify_(self) -> None:
+        check_runtime(self)
+        dst = check_ap("dst", self.dst, SBUF_ONLY)
+        src = check_ap("src", self.src, SBUF_ONLY)
+        _same_layout("dst", dst, "src", src)
+        if dst.dtype != src.dtype:
+            raise VerifyException(
+                f"dst dtype {dst.dtype.label} must equal src dtype {src.dtype.label}"
+            )
+        if self.pipe_id.value.data < 0:
+            raise VerifyException(f"pipe must be >= 0, got {self.pipe_id.value.data}")
+
+
+@irdl_op_definition
+class CoreBarrierOp(IRDLOperation):
+    """Wait until every core in ``cores`` reached a barrier on the same HBM tensor; HBM
+    writes before it are visible after it (as nisa.core_barrier):
+    ``bir.core_barrier %t : T cores [0, 1]``."""
+
+    name = "bir.core_barrier"
+    tensor = operand_def(MemRefType)
+    cores = prop_def(
+        DenseArrayBase.constr(i64), default_value=DenseArrayBase.from_list(i64, (0, 1))
+    )
+    traits = _EFFECTS
+    assembly_format = "$tensor `:` type($tensor) (`cores` $cores^)? attr-dict"
+
+    def __init__(self, tensor: SSAValue, cores: Sequence[int] = (0, 1)):
+        super().__init__(
+            operands=[tensor], properties={"cores": DenseArrayBase.from_list(i64, cores)}
+        )
+
+    def get_cores(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in self.cores.get_values())
+
+    def verify_(self) -> None:
+        hbm_tensor_bytes(self.tensor)
+        cores = self.get_cores()
+        if not cores or len(set(cores)) != len(cores) or min(cores) < 0:
+            raise VerifyException(
+                f"cores must be distinct non-negative core ids, got {list(cores)}"
+            )
+
+
+@irdl_op_definition
+class RegisterLoadOp(IRDLOperation):
+    """Read one integer element into a register value (as nisa.register_load), for a
+    data-dependent loop bound: ``%n = bir.register_load #bir.ap<...> (of %t : T)? :
+    index``. The pattern has one element of an integer dtype of at most 32 bits, in
+    sbuf or hbm."""
+
+    name = "bir.register_load"
+    src = prop_def(AccessPatternAttr)
+    src_tensor = opt_operand_def(MemRefType)
+    runtime = opt_prop_def(ArrayAttr[StringAttr])
+    runtime_values = var_operand_def(IndexType)
+    result = result_def(base(IndexType) | eq(i32))
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = (
+        "qualified($src) (`of` $src_tensor^ `:` type($src_tensor))? "
+        + RUNTIME_FORMAT
+        + "attr-dict `:` type($result)"
+    )
+
+    def __init__(
+        self,
+        src: AccessPatternAttr,
+        result_type: Attribute | None = None,
+        *,
+        src_tensor: SSAValue | None = None,
+        runtime: Sequence[tuple[str, SSAValue]] = (),
+    ):
+        super().__init__(
+            operands=[src_tensor, runtime_values(runtime)],
+            properties={"src": src} | runtime_properties(runtime),
+            result_types=[result_type or IndexType()],
+        )
+
+    def verify_(self) -> None:
+        check_runtime(self)
+        src = check_ap("src", self.src, DMA_MEMORIES, self.src_tensor)
+        if src.num_elements != 1:
+            raise VerifyException(f"src must have exactly one element, got {src.num_elements}")
+        if not src.dtype.is_int:
+            raise VerifyException(f"src must have an integer dtype, got {src.dtype.label}")
+
+
 Bir = Dialect(
     "bir",
     [
@@ -1510,6 +2107,13 @@ Bir = Dialect(
         ActivationOp,
         TransposeOp,
         TensorReduceOp,
+        IotaOp,
+        ScalarTensorTensorOp,
+        TensorCopyPredicatedOp,
+        DmaComputeOp,
+        SendRecvOp,
+        CoreBarrierOp,
+        RegisterLoadOp,
     ],
     [AccessPatternAttr],
 )

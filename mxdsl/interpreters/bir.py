@@ -29,7 +29,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -37,6 +37,7 @@ from xdsl.interpreter import (
     impl,
     register_impls,
 )
+from xdsl.interpreters.builtin import scalar_attr
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mxdsl.dialects import bir
@@ -50,13 +51,15 @@ from mxdsl.interpreters.nisa import (
     _in_domain,  # pyright: ignore[reportPrivateUsage]
     _scalar_in_domain,  # pyright: ignore[reportPrivateUsage]
     _scalar_operand,  # pyright: ignore[reportPrivateUsage]
+    _wrap_i32,  # pyright: ignore[reportPrivateUsage]
     alu,
     as_int,
+    core_context,
     to_f32,
 )
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import mx_matmul_operand, pe_pass, psum_add
+from mxdsl.numerics.matmul import mx_matmul_operand, pe_operand, pe_pass, pe_pass_into, psum_add
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -178,8 +181,10 @@ class Region:
         ap: AccessPatternAttr,
         array: np.ndarray,
         partition_offset: int = 0,
+        byte_offset: int = 0,
     ):
         self.op, self.role, self.ap, self.array = op, role, ap, array
+        self.byte_offset = byte_offset  # run-time bytes added to ``off``
         self.p0 = ap.p0 + partition_offset
         last = self.p0 + (ap.np - 1) * ap.ps
         if partition_offset and (self.p0 < 0 or last >= array.shape[0]):
@@ -190,7 +195,7 @@ class Region:
             )
 
     def bounds(self, extra: int) -> tuple[int, int]:
-        low, high = self.ap.byte_range(extra)
+        low, high = self.ap.byte_range(extra + self.byte_offset)
         capacity = self.array.shape[1]
         if low < 0 or high > capacity:
             raise OpInterpretationError(
@@ -221,7 +226,7 @@ class Region:
         if ap.is_contiguous():
             block = self.array[rows, low : low + count * size]
             return np.ascontiguousarray(block).reshape(-1, count, size)
-        columns = _byte_columns(ap.get_pairs(), ap.off + extra, size)
+        columns = _byte_columns(ap.get_pairs(), ap.off + extra + self.byte_offset, size)
         return np.ascontiguousarray(self.array[rows][:, columns])
 
     def write_bytes(
@@ -236,19 +241,66 @@ class Region:
         if ap.is_contiguous():
             self.array[rows, low : low + count * size] = raw.reshape(nrows, count * size)
             return
-        columns = _byte_columns(ap.get_pairs(), ap.off + extra, size)
+        columns = _byte_columns(ap.get_pairs(), ap.off + extra + self.byte_offset, size)
         self.array[self.row_index(selected)[:, None, None], columns[None]] = raw
+
+    def typed(self, extra: int = 0) -> tuple[np.ndarray, int] | None:
+        """The memory as elements of the pattern's dtype and the pattern's first element
+        column, when its start is aligned to the element size (the common case: the
+        verifier aligns ``off``, lowered run-time offsets keep it); else None."""
+        size = self.ap.dtype.size
+        start = self.ap.off + extra + self.byte_offset
+        if start % size or self.array.shape[1] % size:
+            return None
+        return self.array.view(numpy_dtype(self.ap.dtype)), start // size
 
     def read(self, extra: int = 0, selected: np.ndarray | None = None) -> np.ndarray:
         """``[rows, elements per partition]`` in the dtype code's numpy type."""
-        raw = self.read_bytes(extra, selected)
-        return raw.view(numpy_dtype(self.ap.dtype)).reshape(raw.shape[0], raw.shape[1])
+        ap = self.ap
+        typed = None if ap.is_contiguous() else self.typed(extra)
+        if typed is None:
+            raw = self.read_bytes(extra, selected)
+            return raw.view(numpy_dtype(ap.dtype)).reshape(raw.shape[0], raw.shape[1])
+        self.bounds(extra)
+        elements, first = typed
+        columns = first + _element_offsets(ap.get_pairs())
+        return elements[self.rows(selected)][:, columns]
 
     def write(self, values: np.ndarray, extra: int = 0, selected: np.ndarray | None = None) -> None:
-        dtype = numpy_dtype(self.ap.dtype)
+        ap = self.ap
+        dtype = numpy_dtype(ap.dtype)
         if values.dtype != dtype:
             raise AssertionError(f"writing {values.dtype} through a {dtype} pattern")
-        self.write_bytes(np.ascontiguousarray(values).view(np.uint8), extra, selected)
+        typed = None if ap.is_contiguous() else self.typed(extra)
+        if typed is None:
+            self.write_bytes(np.ascontiguousarray(values).view(np.uint8), extra, selected)
+            return
+        self.bounds(extra)
+        elements, first = typed
+        columns = first + _element_offsets(ap.get_pairs())
+        nrows = ap.np if selected is None else len(selected)
+        rows = self.row_index(selected)
+        elements[rows[:, None], columns[None, :]] = values.reshape(nrows, -1)
+
+
+Runtime = dict[str, tuple[int, int]]
+"""Run-time offsets of an instruction's patterns: role -> (bytes, partitions)."""
+
+
+def _runtime(op: Operation, args: PythonValues) -> Runtime:
+    """The values of ``op``'s ``runtime`` operands by role (``docs/bir.md``)."""
+    keys = bir.runtime_keys(op)
+    if not keys:
+        return {}
+    values = _operand_values(op, args)
+    out: Runtime = {}
+    for (role, partition), value in zip(keys, bir.runtime_operands(op), strict=True):
+        moved_bytes, partitions = out.get(role, (0, 0))
+        amount = as_int(values[value])
+        out[role] = (
+            (moved_bytes, partitions + amount) if partition else (moved_bytes + amount, partitions)
+        )
+    return out
 
 
 def _region(
@@ -258,15 +310,17 @@ def _region(
     ap: AccessPatternAttr,
     tensor: Any = None,
     partition_offset: int = 0,
+    runtime: Runtime | None = None,
 ) -> Region:
+    moved_bytes, partitions = runtime.get(role, (0, 0)) if runtime else (0, 0)
     if ap.memory == bir.Memory.HBM:
-        return Region(op, role, ap, hbm_bytes(op, tensor))
+        return Region(op, role, ap, hbm_bytes(op, tensor), byte_offset=moved_bytes)
     memory = machine(interpreter).memory(ap.memory)
-    return Region(op, role, ap, memory, partition_offset)
+    return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes)
 
 
 def _indexed_columns(
-    ap: AccessPatternAttr, dim: int, index: np.ndarray, valid: np.ndarray
+    ap: AccessPatternAttr, dim: int, index: np.ndarray, valid: np.ndarray, extra: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
     """Byte columns ``[kept, size]`` of an indexed (hbm) pattern whose pair ``dim``
     visits ``index[i] * step``, and the enumeration positions kept (valid indices)."""
@@ -285,8 +339,61 @@ def _indexed_columns(
     full = tuple(num for _, num in pairs)
     kept = np.flatnonzero(np.broadcast_to(keep, full))
     size = ap.dtype.size
-    first = ap.off + np.broadcast_to(offsets, full).reshape(-1)[kept] * size
+    first = ap.off + extra + np.broadcast_to(offsets, full).reshape(-1)[kept] * size
     return first[:, None] + np.arange(size, dtype=np.int64), kept
+
+
+def _indirect_elements(
+    indexed: Region, direct: Region, dim: int, index: np.ndarray, valid: np.ndarray
+) -> bool:
+    """The indirect DMA with element (not byte) indices, when both sides are aligned to
+    their element size; False when they are not (the byte path runs then)."""
+    typed_indexed, typed_direct = indexed.typed(), direct.typed()
+    if typed_indexed is None or typed_direct is None:
+        return False
+    hbm, first = typed_indexed
+    pairs = indexed.ap.get_pairs()
+    offsets = np.zeros((1,) * len(pairs), dtype=np.int64)
+    keep = np.ones((1,) * len(pairs), dtype=np.bool_)
+    for k, (step, num) in enumerate(pairs):
+        shape = [1] * len(pairs)
+        shape[k] = num
+        if k == dim:
+            coordinates = np.where(valid, index, 0) * step
+            keep = keep & valid.reshape(shape)
+        else:
+            coordinates = np.arange(num, dtype=np.int64) * step
+        offsets = offsets + coordinates.reshape(shape)
+    full = tuple(num for _, num in pairs)
+    flat = first + np.broadcast_to(offsets, full).reshape(-1)
+    everything = bool(valid.all())
+    kept = None if everything else np.flatnonzero(np.broadcast_to(keep, full))
+    if kept is not None:
+        flat = flat[kept]
+    if flat.size and (flat.min() < 0 or flat.max() >= hbm.shape[1]):
+        raise OpInterpretationError(
+            indexed.op,
+            f"{indexed.role} with its run-time offset reaches outside its "
+            f"{indexed.array.shape[1]}-byte tensor",
+        )
+    direct.bounds(0)
+    memory, start = typed_direct
+    ap = direct.ap
+    per_partition = ap.elements_per_partition
+    columns = start + _element_offsets(ap.get_pairs())
+    if kept is None:
+        rows = (direct.p0 + np.arange(ap.np) * ap.ps)[:, None]
+        cols = columns[None, :]
+    else:
+        rows = direct.p0 + (kept // per_partition) * ap.ps
+        cols = columns[kept % per_partition]
+    if indexed.role == "src":  # gather
+        moved = convert(hbm[0][flat], memory.dtype)
+        memory[rows, cols] = moved.reshape(np.broadcast_shapes(rows.shape, cols.shape))
+    else:  # scatter
+        moved = convert(memory[rows, cols].reshape(-1), hbm.dtype)
+        hbm[0][flat] = moved
+    return True
 
 
 def _element_columns(region: Region, elements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -295,7 +402,7 @@ def _element_columns(region: Region, elements: np.ndarray) -> tuple[np.ndarray, 
     ap = region.ap
     region.bounds(0)
     per_partition = ap.elements_per_partition
-    columns = _byte_columns(ap.get_pairs(), ap.off, ap.dtype.size)
+    columns = _byte_columns(ap.get_pairs(), ap.off + region.byte_offset, ap.dtype.size)
     rows = region.p0 + (elements // per_partition) * ap.ps
     return rows, columns[elements % per_partition]
 
@@ -403,9 +510,37 @@ def mx_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> np.nda
     return mx_matmul_operand(containers, scale_rows, MX_FORMATS[dtype])
 
 
+def _matmul(dst: Region, stationary: np.ndarray, moving: np.ndarray, accumulate: bool) -> None:
+    """``dst (=|+=) stationary[K, M]^T @ moving[K, N]`` as one PE pass. An f32 PSUM dst
+    goes through :func:`pe_pass_into` (the nisa interpreter's path: the same bits as
+    :func:`pe_pass` plus an f32 add, skipping the work of all-zero columns); a bf16 dst
+    is widened, added to and rounded once."""
+    if dst.ap.dtype != Dtype.FLOAT32:
+        _write_matmul(dst, pe_pass(stationary.T, moving), accumulate)
+        return
+    _check_bank(dst)
+    m, n = stationary.shape[1], moving.shape[1]
+    acc = dst.read().copy() if accumulate else np.empty((m, n), dtype=F32)
+    pe_pass_into(acc, pe_operand(stationary), pe_operand(moving), accumulate)
+    dst.write(acc)
+
+
+def _check_bank(dst: Region) -> None:
+    if dst.byte_offset:  # the verifier checked the bank of the static pattern only
+        low, high = dst.bounds(0)
+        bank = bir.PSUM_BANK_BYTES
+        if low // bank != (high - 1) // bank:
+            raise OpInterpretationError(
+                dst.op,
+                f"dst touches bytes [{low}, {high}) of each psum partition with its run-time "
+                f"offset, crossing a {bank}-byte bank boundary",
+            )
+
+
 def _write_matmul(dst: Region, product: np.ndarray, accumulate: bool) -> None:
     """A pass into PSUM: written, or added in fp32 to the tile's value (``psum_add``:
     docs/numerics.md, "PSUM"), rounded once to the tile's dtype."""
+    _check_bank(dst)
     product = np.asarray(product, dtype=F32)
     if accumulate:
         total = to_f32(dst.read()).copy()
@@ -415,11 +550,17 @@ def _write_matmul(dst: Region, product: np.ndarray, accumulate: bool) -> None:
 
 
 def _scalar(
-    interpreter: Interpreter, op: Operation, role: str, operand: Attribute, partitions: int
+    interpreter: Interpreter,
+    op: Operation,
+    role: str,
+    operand: Attribute,
+    partitions: int,
+    runtime: Runtime | None = None,
 ) -> Any:
     """An immediate as nisa sees it (FloatAttr / int), or a column read as ``[P, 1]``."""
     if isinstance(operand, AccessPatternAttr):
-        return _scalar_operand(_region(interpreter, op, role, operand).read(), partitions)
+        column = _region(interpreter, op, role, operand, runtime=runtime).read()
+        return _scalar_operand(column, partitions)
     if isinstance(operand, FloatAttr | IntegerAttr):
         return _scalar_operand(operand, partitions)
     raise OpInterpretationError(op, f"{role}: unsupported operand {operand}")
@@ -430,7 +571,8 @@ def _scalar(
 
 @register_impls
 class BirFunctions(InterpreterFunctions):
-    """``@impl`` for every ``bir`` instruction."""
+    """``@impl`` for every ``bir`` instruction. Each one reads its run-time offsets
+    (``runtime``) first; a pattern then moves by them (``_region``)."""
 
     # --------------------------------------------------------- data movement
 
@@ -450,9 +592,11 @@ class BirFunctions(InterpreterFunctions):
     @impl(bir.DmaIndirectOp)
     def run_dma_indirect(self, interpreter: Interpreter, op: bir.DmaIndirectOp, args: PythonValues):
         values = _operand_values(op, args)
-        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor))
-        src = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor))
-        index = _region(interpreter, op, "index", op.index).read().reshape(-1).astype(np.int64)
+        rt = _runtime(op, args)
+        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor), runtime=rt)
+        src = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor), runtime=rt)
+        index_region = _region(interpreter, op, "index", op.index, runtime=rt)
+        index = index_region.read().reshape(-1).astype(np.int64)
         bound = op.bound.value.data
         valid = (index >= 0) & (index < bound)
         skip = op.oob_mode.data == bir.OobMode.SKIP
@@ -464,9 +608,18 @@ class BirFunctions(InterpreterFunctions):
                 f"{bound}) (oob_mode error; use oob_mode skip to drop such rows)",
             )
         indexed, direct = (dst, src) if op.scatter is not None else (src, dst)
-        indexed_columns, kept = _indexed_columns(
-            indexed.ap, op.indirect_dim.value.data, index, valid
-        )
+        dim = op.indirect_dim.value.data
+        if _indirect_elements(indexed, direct, dim, index, valid):
+            return ()
+        indexed_columns, kept = _indexed_columns(indexed.ap, dim, index, valid, indexed.byte_offset)
+        if indexed_columns.size and (
+            indexed_columns.min() < 0 or indexed_columns.max() >= indexed.array.shape[1]
+        ):
+            raise OpInterpretationError(
+                op,
+                f"{indexed.role} with its run-time offset reaches outside its "
+                f"{indexed.array.shape[1]}-byte tensor",
+            )
         rows, direct_columns = _element_columns(direct, kept)
         if indexed is src:  # gather: dst[e] = src[e, with idx] for every kept element e
             raw = src.array[0][indexed_columns]
@@ -480,59 +633,115 @@ class BirFunctions(InterpreterFunctions):
             dst.array[0][indexed_columns] = _as_bytes(converted, indexed_columns.shape)
         return ()
 
+    @impl(bir.DmaComputeOp)
+    def run_dma_compute(self, interpreter: Interpreter, op: bir.DmaComputeOp, args: PythonValues):
+        """The sources summed in f32 in list order, rounded once to dst (nisa's order)."""
+        values = _operand_values(op, args)
+        rt = _runtime(op, args)
+        total: np.ndarray | None = None
+        for i, (ap, tensor) in enumerate(zip(op.srcs.data, op.source_tensors(), strict=True)):
+            region = _region(interpreter, op, f"src{i}", ap, _tensor(values, tensor), runtime=rt)
+            term = to_f32(region.read()).reshape(-1)
+            total = term.copy() if total is None else total + term
+        assert total is not None
+        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor), runtime=rt)
+        dst.write(round_to(total, dst_np(op.dst)))
+        return ()
+
     @impl(bir.MemsetOp)
     def run_memset(self, interpreter: Interpreter, op: bir.MemsetOp, args: PythonValues):
-        dst = _region(interpreter, op, "dst", op.dst)
+        dst = _region(interpreter, op, "dst", op.dst, runtime=_runtime(op, args))
         value = round_to(np.array([op.value.value.data], dtype=np.float64), dst_np(op.dst))
         dst.write(np.broadcast_to(value, (op.dst.np, op.dst.elements_per_partition)))
         return ()
 
+    @impl(bir.IotaOp)
+    def run_iota(self, interpreter: Interpreter, op: bir.IotaOp, args: PythonValues):
+        """``offset + i * channel_multiplier + sum(j_k * step_k)`` in int32, one cast."""
+        partitions = op.dst.np
+        base = op.offset.value.data + np.arange(partitions, dtype=np.int64) * (
+            op.channel_multiplier.value.data
+        )
+        free = _element_offsets(op.pattern.get_pairs())
+        result = (base[:, None] + free[None, :]).astype(np.int32)
+        dst = _region(interpreter, op, "dst", op.dst, runtime=_runtime(op, args))
+        dst.write(round_to(result, dst_np(op.dst)))
+        return ()
+
     @impl(bir.TensorCopyOp)
     def run_tensor_copy(self, interpreter: Interpreter, op: bir.TensorCopyOp, args: PythonValues):
-        src = _region(interpreter, op, "src", op.src).read()
+        rt = _runtime(op, args)
+        src = _region(interpreter, op, "src", op.src, runtime=rt).read()
         dtype = dst_np(op.dst)
-        _region(interpreter, op, "dst", op.dst).write(
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(
             src if src.dtype == dtype else round_to(src, dtype)
         )
         return ()
 
+    @impl(bir.TensorCopyPredicatedOp)
+    def run_tensor_copy_predicated(
+        self, interpreter: Interpreter, op: bir.TensorCopyPredicatedOp, args: PythonValues
+    ):
+        rt = _runtime(op, args)
+        dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
+        mask = _region(interpreter, op, "predicate", op.predicate, runtime=rt).read() != 0
+        if op.reverse_predicate is not None:
+            mask = ~mask
+        current = dst.read().copy()
+        dtype = dst_np(op.dst)
+        if isinstance(op.src, AccessPatternAttr):
+            chosen = _region(interpreter, op, "src", op.src, runtime=rt).read()
+        else:
+            scalar = _scalar_operand(op.src, current.shape[0])
+            chosen = np.broadcast_to(round_to(np.asarray([scalar]), dtype), current.shape)
+        current[mask] = chosen[mask]
+        dst.write(current)
+        return ()
+
     @impl(bir.CastOp)
     def run_cast(self, interpreter: Interpreter, op: bir.CastOp, args: PythonValues):
-        src = logical_values(_region(interpreter, op, "src", op.src).read(), op.src.dtype)
+        rt = _runtime(op, args)
+        src = logical_values(
+            _region(interpreter, op, "src", op.src, runtime=rt).read(), op.src.dtype
+        )
         result = cast_values(src, op.dst.dtype, saturate=op.saturate is not None)
-        _region(interpreter, op, "dst", op.dst).write(result)
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(result)
         return ()
 
     # ------------------------------------------------------------ matmul / MX
 
     @impl(bir.MatmultOp)
     def run_matmult(self, interpreter: Interpreter, op: bir.MatmultOp, args: PythonValues):
-        stationary = _region(interpreter, op, "stationary", op.stationary).read()
-        moving = _region(interpreter, op, "moving", op.moving).read()
-        product = pe_pass(to_f32(stationary).T, to_f32(moving))  # the one PE-pass order
-        dst = _region(interpreter, op, "dst", op.dst)
-        _write_matmul(dst, product, op.accumulate is not None)
+        rt = _runtime(op, args)
+        stationary = _region(interpreter, op, "stationary", op.stationary, runtime=rt).read()
+        moving = _region(interpreter, op, "moving", op.moving, runtime=rt).read()
+        dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
+        _matmul(dst, to_f32(stationary), to_f32(moving), op.accumulate is not None)
         return ()
 
     @impl(bir.MatmultMxOp)
     def run_matmult_mx(self, interpreter: Interpreter, op: bir.MatmultMxOp, args: PythonValues):
+        rt = _runtime(op, args)
+
         def operand(role: str, data_ap: AccessPatternAttr, scale_ap: AccessPatternAttr):
-            data = _region(interpreter, op, role, data_ap).read()
+            data = _region(interpreter, op, role, data_ap, runtime=rt).read()
             rows = scale_rows_of(data_ap.np)
-            scale = _region(interpreter, op, f"{role}_scale", scale_ap).read_bytes(selected=rows)
+            scale = _region(interpreter, op, f"{role}_scale", scale_ap, runtime=rt).read_bytes(
+                selected=rows
+            )
             return mx_operand(data, data_ap.dtype, scale.reshape(len(rows), -1))
 
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
         # [M, 4P] x [4P, N], k = 4p + q (the nisa interpreter's order), one PE pass.
-        product = pe_pass(lhs, rhs.T)
-        dst = _region(interpreter, op, "dst", op.dst)
-        _write_matmul(dst, product, op.accumulate is not None)
+        dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
+        _matmul(dst, lhs.T, rhs.T, op.accumulate is not None)
         return ()
 
     @impl(bir.QuantizeMxOp)
     def run_quantize_mx(self, interpreter: Interpreter, op: bir.QuantizeMxOp, args: PythonValues):
-        src = _region(interpreter, op, "src", op.src).read()
+        rt = _runtime(op, args)
+        src = _region(interpreter, op, "src", op.src, runtime=rt).read()
         # NEPP of the data pattern, x4 for the x4 dtypes {2, 8, 9}: the logical columns.
         columns = op.dst.elements_per_partition * op.dst.dtype.lanes
         if columns != src.shape[1]:
@@ -542,9 +751,11 @@ class BirFunctions(InterpreterFunctions):
         data, scale = quantize_mx_tile(
             src, op.dst.dtype, alternative_emax=op.alternative_emax is not None
         )
-        _region(interpreter, op, "dst", op.dst).write(data)
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(data)
         rows = scale_rows_of(op.src.np)  # copy2DScaleVectorToArray: (i & 3) + 32 * (i >> 2)
-        _region(interpreter, op, "dst_scale", op.dst_scale).write_bytes(scale, selected=rows)
+        _region(interpreter, op, "dst_scale", op.dst_scale, runtime=rt).write_bytes(
+            scale, selected=rows
+        )
         return ()
 
     # ------------------------------------------------------------ elementwise
@@ -553,28 +764,33 @@ class BirFunctions(InterpreterFunctions):
     def run_tensor_tensor(
         self, interpreter: Interpreter, op: bir.TensorTensorOp, args: PythonValues
     ):
-        in0 = _region(interpreter, op, "in0", op.in0).read()
-        in1 = _region(interpreter, op, "in1", op.in1).read()
+        rt = _runtime(op, args)
+        in0 = _region(interpreter, op, "in0", op.in0, runtime=rt).read()
+        in1 = _region(interpreter, op, "in1", op.in1, runtime=rt).read()
         dtype = dst_np(op.dst)
         alu_op = op.op.data
         domain = _compute_domain(
             np.empty(0, dtype), in0, in1, bitwise=alu_op in bir.BITWISE_ALU_OPS
         )
         result = alu(alu_op, _in_domain(in0, domain), _in_domain(in1, domain))
-        _region(interpreter, op, "dst", op.dst).write(round_to(np.asarray(result), dtype))
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(
+            round_to(np.asarray(result), dtype)
+        )
         return ()
 
     @impl(bir.TensorScalarOp)
     def run_tensor_scalar(
         self, interpreter: Interpreter, op: bir.TensorScalarOp, args: PythonValues
     ):
-        data = _region(interpreter, op, "src", op.src).read()
+        rt = _runtime(op, args)
+        data = _region(interpreter, op, "src", op.src, runtime=rt).read()
         partitions = data.shape[0]
         dtype = dst_np(op.dst)
         bitwise = op.op0.data in bir.BITWISE_ALU_OPS
         operands = [op.operand0] if op.operand1 is None else [op.operand0, op.operand1]
         scalars = [
-            _scalar(interpreter, op, f"operand{i}", o, partitions) for i, o in enumerate(operands)
+            _scalar(interpreter, op, f"operand{i}", o, partitions, rt)
+            for i, o in enumerate(operands)
         ]
         tiles = [s for s in scalars if isinstance(s, np.ndarray)]
         domain = _compute_domain(np.empty(0, dtype), data, *tiles, bitwise=bitwise)
@@ -586,24 +802,44 @@ class BirFunctions(InterpreterFunctions):
         if op.op1 is not None:
             s1 = _scalar_in_domain(scalars[1], domain)
             x = alu(op.op1.data, s1, x) if op.reverse1 is not None else alu(op.op1.data, x, s1)
-        _region(interpreter, op, "dst", op.dst).write(round_to(np.asarray(x), dtype))
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(round_to(np.asarray(x), dtype))
+        return ()
+
+    @impl(bir.ScalarTensorTensorOp)
+    def run_scalar_tensor_tensor(
+        self, interpreter: Interpreter, op: bir.ScalarTensorTensorOp, args: PythonValues
+    ):
+        """As nisa: f32 throughout, ``op1(op0(src, s), in1)``, one rounding to dst."""
+        rt = _runtime(op, args)
+        data = _region(interpreter, op, "src", op.src, runtime=rt).read()
+        x = to_f32(data)
+        s0 = _scalar_in_domain(
+            _scalar(interpreter, op, "operand0", op.operand0, data.shape[0], rt), F32
+        )
+        t = to_f32(_region(interpreter, op, "in1", op.in1, runtime=rt).read())
+        x = alu(op.op0.data, s0, x) if op.reverse0 is not None else alu(op.op0.data, x, s0)
+        x = alu(op.op1.data, t, x) if op.reverse1 is not None else alu(op.op1.data, x, t)
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(
+            round_to(np.asarray(x), dst_np(op.dst))
+        )
         return ()
 
     @impl(bir.ActivationOp)
     def run_activation(self, interpreter: Interpreter, op: bir.ActivationOp, args: PythonValues):
-        data = _region(interpreter, op, "src", op.src).read()
+        rt = _runtime(op, args)
+        data = _region(interpreter, op, "src", op.src, runtime=rt).read()
         partitions = data.shape[0]
         x = to_f32(data)
         if op.scale is not None:
-            scale = _scalar(interpreter, op, "scale", op.scale, partitions)
+            scale = _scalar(interpreter, op, "scale", op.scale, partitions, rt)
             x = x * _scalar_in_domain(scale, F32)
         if op.bias is not None:
-            bias = _scalar(interpreter, op, "bias", op.bias, partitions)
+            bias = _scalar(interpreter, op, "bias", op.bias, partitions, rt)
             x = x + _scalar_in_domain(bias, F32)
         with np.errstate(all="ignore"):
             y = _ACTIVATIONS[op.func.data](np.asarray(x, dtype=F32).astype(np.float64))
         dtype = dst_np(op.dst)
-        _region(interpreter, op, "dst", op.dst).write(
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(
             round_to(np.asarray(y, dtype=np.float64), dtype)
         )
         return ()
@@ -612,15 +848,17 @@ class BirFunctions(InterpreterFunctions):
 
     @impl(bir.TransposeOp)
     def run_transpose(self, interpreter: Interpreter, op: bir.TransposeOp, args: PythonValues):
-        src = _region(interpreter, op, "src", op.src).read()
-        _region(interpreter, op, "dst", op.dst).write(np.ascontiguousarray(src.T))
+        rt = _runtime(op, args)
+        src = _region(interpreter, op, "src", op.src, runtime=rt).read()
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(np.ascontiguousarray(src.T))
         return ()
 
     @impl(bir.TensorReduceOp)
     def run_tensor_reduce(
         self, interpreter: Interpreter, op: bir.TensorReduceOp, args: PythonValues
     ):
-        data = _region(interpreter, op, "src", op.src).read()
+        rt = _runtime(op, args)
+        data = _region(interpreter, op, "src", op.src, runtime=rt).read()
         nums = [num for _, num in op.src.get_pairs()]
         inner = op.inner.value.data
         data = data.reshape(data.shape[0], *nums)
@@ -632,8 +870,45 @@ class BirFunctions(InterpreterFunctions):
             result = np.asarray(_REDUCE[alu_op](_in_domain(data, domain), axis=axes))
             if op.negate is not None:
                 result = -result
-        _region(interpreter, op, "dst", op.dst).write(round_to(result, dtype))
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(round_to(result, dtype))
         return ()
+
+    # ------------------------------------------------------------------ SPMD
+
+    @impl(bir.SendRecvOp)
+    def run_sendrecv(self, interpreter: Interpreter, op: bir.SendRecvOp, args: PythonValues):
+        """The src pattern's values ``[np, elements]`` go to the partner (the same SPMD
+        exchange as nisa's, :mod:`mxdsl.interpreters.spmd`); what arrives is written
+        through dst when the exchange completes."""
+        values = _operand_values(op, args)
+        rt = _runtime(op, args)
+        src = _region(interpreter, op, "src", op.src, runtime=rt).read()
+        received = np.empty_like(src)
+        send_to, recv_from = as_int(values[op.send_to]), as_int(values[op.recv_from])
+        context = core_context(interpreter)
+        context.sendrecv(op, received, src, send_to, recv_from)  # pyright: ignore[reportArgumentType]
+        _region(interpreter, op, "dst", op.dst, runtime=rt).write(received)
+        return ()
+
+    @impl(bir.CoreBarrierOp)
+    def run_core_barrier(self, interpreter: Interpreter, op: bir.CoreBarrierOp, args: PythonValues):
+        (tensor,) = args
+        context = core_context(interpreter)
+        context.barrier(op, tensor, op.get_cores())  # pyright: ignore[reportArgumentType]
+        return ()
+
+    @impl(bir.RegisterLoadOp)
+    def run_register_load(
+        self, interpreter: Interpreter, op: bir.RegisterLoadOp, args: PythonValues
+    ):
+        values = _operand_values(op, args)
+        rt = _runtime(op, args)
+        region = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor), runtime=rt)
+        value = int(region.read().reshape(-1)[0])
+        result_type = op.result.type
+        if isinstance(result_type, IndexType):
+            return (scalar_attr(value, result_type, interpreter.index_bitwidth),)
+        return (IntegerAttr(_wrap_i32(value), result_type),)
 
 
 def dst_np(ap: AccessPatternAttr) -> np.dtype[Any]:

@@ -39,6 +39,7 @@ import numpy as np
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -54,6 +55,7 @@ from xdsl.interpreter import (
 )
 from xdsl.interpreters.builtin import scalar_attr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
 from xdsl.utils.scoped_dict import ScopedDict
 
@@ -61,6 +63,7 @@ from mxdsl.dialects import nisa
 from mxdsl.interpreters import (
     ML_FLOATS,
     OpInterpretationError,
+    dense_literal_value,
     is_float_dtype,
     numpy_dtype,
     round_to,
@@ -539,6 +542,22 @@ class NisaFunctions(InterpreterFunctions):
         if len(args) or any(s < 0 for s in shape):
             raise OpInterpretationError(op, "memref.alloc with dynamic sizes is not modelled")
         return (uninitialized(shape, t.get_element_type()),)
+
+    @impl(memref.GetGlobalOp)
+    def run_get_global(self, interpreter: Interpreter, op: memref.GetGlobalOp, args: PythonValues):
+        """A fresh array holding a constant ``memref.global``'s dense literal (HBM)."""
+        glob = SymbolTable.lookup_symbol(op, op.name_)
+        if not isinstance(glob, memref.GlobalOp) or not isinstance(
+            glob.initial_value, DenseIntOrFPElementsAttr
+        ):
+            raise OpInterpretationError(op, f"@{op.name_.string_value()} is not a dense global")
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        value = dense_literal_value(glob.initial_value)
+        dtype = element_dtype(t.get_element_type())
+        return (
+            np.array(value.view(dtype) if value.dtype != dtype else value).reshape(t.get_shape()),
+        )
 
     @impl(memref.DeallocOp)
     def run_dealloc(self, interpreter: Interpreter, op: memref.DeallocOp, args: PythonValues):

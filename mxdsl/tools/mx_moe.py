@@ -272,6 +272,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
             help="refuse a case whose arguments need more than SIZE bytes (suffix K, M, G; "
             "0: no limit; default: the memory available on this machine)",
         )
+        p.add_argument(
+            "--level",
+            choices=["nisa", "bir"],
+            default="nisa",
+            help="the IR to emit / run: nisa, or bir after lower-nisa-to-bir (docs/bir.md)",
+        )
     emit.add_argument("-o", "--output", metavar="FILE", help="write the IR here (default stdout)")
     emit.add_argument(
         "--write-inputs",
@@ -473,12 +479,23 @@ def build(args: argparse.Namespace):  # noqa: ANN201
     ``ToolError``."""
     spec, sizes, options, quant = problem(args)
     try:
-        return build_moe_cte(spec, sizes, options, quant)
+        kernel = build_moe_cte(spec, sizes, options, quant)
     except (MoECTEConfigError, NotBuiltYetError) as err:
         raise ToolError(str(err)) from None
     except VerifyException as err:  # a size the kernel's ops refuse (e.g. an SBUF tile)
         message = f"{spec.implementation.name} cannot be built at these sizes: {err}"
         raise ToolError(message) from None
+
+    if getattr(args, "level", "nisa") == "bir":
+        from mxdsl.tools.diagnostics import OpDiagnostic
+        from mxdsl.transforms.lower_nisa_to_bir import lower_nisa_to_bir
+
+        try:
+            replaced = lower_nisa_to_bir(kernel.module)
+        except OpDiagnostic as err:
+            raise ToolError(f"lowering to bir: {err.message}") from None
+        kernel.progress_ops = [replaced.get(op, op) for op in kernel.progress_ops]
+    return kernel
 
 
 MEMORY_FACTOR = {False: 6, True: 12}

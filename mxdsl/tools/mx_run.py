@@ -30,7 +30,14 @@ from typing import IO, Any
 import ml_dtypes
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, TupleType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    TupleType,
+)
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass, PassPipeline
@@ -160,9 +167,28 @@ def _assemble(name: str, value_type: Attribute, leaves: dict[str, np.ndarray]) -
 # ---------------------------------------------------------------------- inputs
 
 
-def _check_argument_types(arg_types: Sequence[Attribute], func_name: str) -> None:
-    for index, arg_type in enumerate(arg_types):
-        for name, leaf in _leaves(f"arg{index}", arg_type):
+def boundary_names(func: Operation, kind: str, count: int) -> list[str]:
+    """The mx-run keys of a function's arguments (``kind`` = ``arg``) or results
+    (``result``): ``arg0``, ``arg1``, ... unless the function lists them in
+    ``mx.arg_names`` / ``mx.result_names`` (a kernel whose hlo function took or returned
+    tuples: lower-hlo-to-nisa flattens them and records ``arg0.0``, ``result0.1``, ...)."""
+    names = func.attributes.get(f"mx.{kind}_names")
+    if isinstance(names, ArrayAttr):
+        keys = [n.data for n in names.data if isinstance(n, StringAttr)]
+        if len(keys) == count:
+            return keys
+    return [f"{kind}{i}" for i in range(count)]
+
+
+def _names(arg_types: Sequence[Attribute], names: Sequence[str] | None) -> list[str]:
+    return list(names) if names is not None else [f"arg{i}" for i in range(len(arg_types))]
+
+
+def _check_argument_types(
+    arg_types: Sequence[Attribute], func_name: str, names: Sequence[str] | None = None
+) -> None:
+    for key, arg_type in zip(_names(arg_types, names), arg_types, strict=True):
+        for name, leaf in _leaves(key, arg_type):
             try:
                 ok = isinstance(leaf, TensorType | MemRefType) and bool(
                     numpy_dtype(leaf.get_element_type())
@@ -177,8 +203,15 @@ def _check_argument_types(arg_types: Sequence[Attribute], func_name: str) -> Non
                 )
 
 
-def load_inputs(path: str, arg_types: Sequence[Attribute], func_name: str) -> tuple[Any, ...]:
-    """The arguments of ``@func_name`` from an ``.npz`` (see :func:`input_value`)."""
+def load_inputs(
+    path: str,
+    arg_types: Sequence[Attribute],
+    func_name: str,
+    names: Sequence[str] | None = None,
+) -> tuple[Any, ...]:
+    """The arguments of ``@func_name`` from an ``.npz`` (see :func:`input_value`); keys
+    ``arg0``, ... or ``names`` (:func:`boundary_names`)."""
+    keys_of = _names(arg_types, names)
     try:
         npz = np.load(path, allow_pickle=False)
     except OSError as err:
@@ -197,8 +230,8 @@ def load_inputs(path: str, arg_types: Sequence[Attribute], func_name: str) -> tu
     with npz:
         expected = {
             name: leaf
-            for index, t in enumerate(arg_types)
-            for name, leaf in _leaves(f"arg{index}", t)
+            for key, t in zip(keys_of, arg_types, strict=True)
+            for name, leaf in _leaves(key, t)
         }
         signature = f"@{func_name} takes {len(arg_types)} argument(s)" + (
             f" ({', '.join(expected)})" if expected else ""
@@ -219,7 +252,7 @@ def load_inputs(path: str, arg_types: Sequence[Attribute], func_name: str) -> tu
                 raise RunFailure(f"cannot read {name} from {path!r}: {err}") from None
             assert isinstance(leaf, TensorType | MemRefType)
             leaves[name] = input_value(array, leaf, name)  # pyright: ignore[reportArgumentType]
-    return tuple(_assemble(f"arg{i}", t, leaves) for i, t in enumerate(arg_types))
+    return tuple(_assemble(k, t, leaves) for k, t in zip(keys_of, arg_types, strict=True))
 
 
 def random_value(rng: np.random.Generator, tensor_type: TensorType) -> np.ndarray:
@@ -240,16 +273,20 @@ def random_value(rng: np.random.Generator, tensor_type: TensorType) -> np.ndarra
     return round_to(rng.standard_normal(shape), dtype)
 
 
-def random_inputs(seed: int, arg_types: Sequence[Attribute]) -> tuple[Any, ...]:
+def random_inputs(
+    seed: int, arg_types: Sequence[Attribute], names: Sequence[str] | None = None
+) -> tuple[Any, ...]:
     """Arguments drawn from ``numpy.random.default_rng(seed)``, arg0 first (tuple
-    elements in order)."""
+    elements in order, so a kernel with flattened tuple arguments draws the same
+    values as its hlo function)."""
     rng = np.random.default_rng(seed)
+    keys_of = _names(arg_types, names)
     leaves: dict[str, np.ndarray] = {}
-    for index, t in enumerate(arg_types):
-        for name, leaf in _leaves(f"arg{index}", t):
+    for key, t in zip(keys_of, arg_types, strict=True):
+        for name, leaf in _leaves(key, t):
             assert isinstance(leaf, TensorType | MemRefType)
             leaves[name] = random_value(rng, leaf)  # pyright: ignore[reportArgumentType]
-    return tuple(_assemble(f"arg{i}", t, leaves) for i, t in enumerate(arg_types))
+    return tuple(_assemble(k, t, leaves) for k, t in zip(keys_of, arg_types, strict=True))
 
 
 # --------------------------------------------------------------------- outputs
@@ -636,8 +673,9 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     assert callable_trait is not None
     arg_types = list(callable_trait.get_argument_types(func))
     result_types = list(callable_trait.get_result_types(func))
+    arg_names = boundary_names(func, "arg", len(arg_types))
     try:
-        _check_argument_types(arg_types, args.symbol)
+        _check_argument_types(arg_types, args.symbol, arg_names)
     except RunFailure as err:
         raise RunFailure(_located(func, str(err), spans)) from None
     if args.cores > 1 and not any(op.name in SPMD_OPS for op in module.walk()):
@@ -653,14 +691,14 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     check_memory(needed, args.max_memory, func, spans)
     if args.inputs is not None:
         try:
-            inputs = load_inputs(args.inputs, arg_types, args.symbol)
+            inputs = load_inputs(args.inputs, arg_types, args.symbol, arg_names)
         except RunFailure as err:
             message = str(err)
             if message.startswith(("cannot open", "cannot read", "inputs ")):
                 raise
             raise RunFailure(_located(func, message, spans)) from None
     elif args.random_inputs is not None:
-        inputs = random_inputs(args.random_inputs, arg_types)
+        inputs = random_inputs(args.random_inputs, arg_types, arg_names)
     elif arg_types:
         raise RunFailure(
             _located(
@@ -711,9 +749,10 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
             print(f"{key} = {format_values(inputs[index])}", file=stdout)
         arrays.update(output_arrays(key, inputs[index]))
     types = result_types if len(result_types) == len(results) else [None] * len(results)
-    for index, (value, value_type) in enumerate(zip(results, types, strict=True)):
-        leaf_types = dict(_leaves(f"result{index}", value_type)) if value_type else {}
-        for key, array in _flatten(f"result{index}", value):
+    result_names = boundary_names(func, "result", len(results))
+    for name, value, value_type in zip(result_names, results, types, strict=True):
+        leaf_types = dict(_leaves(name, value_type)) if value_type else {}
+        for key, array in _flatten(name, value):
             if not args.quiet:
                 print(summary_line(key, array, leaf_types.get(key)), file=stdout)
             if args.print_values:

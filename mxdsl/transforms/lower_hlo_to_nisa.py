@@ -30,9 +30,11 @@ element type (both are 32-bit containers of the same bytes).
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
@@ -40,6 +42,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     Float8E8M0FNUType,
     Float16Type,
     Float32Type,
@@ -52,11 +55,13 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     Signedness,
     StridedLayoutAttr,
+    StringAttr,
     TensorType,
     TupleType,
+    UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
@@ -461,13 +466,43 @@ def _needs_lowering(function: func.FuncOp) -> bool:
     return any(o.dialect_name() == "hlo" for o in function.walk())
 
 
+ARG_NAMES_ATTR = "mx.arg_names"
+"""Set on a kernel whose arguments are flattened tuples: the mx-run key of each argument
+(``arg0.0``, ``arg0.1``, ``arg1``, ...), so the kernel reads the hlo function's inputs."""
+RESULT_NAMES_ATTR = "mx.result_names"
+"""Likewise for the results (``result0.0``, ``result0.1``, ...): mx-run writes the same
+keys at every level."""
+
+
+def _leaves(key: str, t: Attribute) -> list[tuple[str, Attribute]]:
+    """The boundary order: a tuple's elements depth first, keyed ``key.0``, ``key.1``, ..."""
+    if isinstance(t, TupleType):
+        return [
+            leaf
+            for i, element in enumerate(t.types.data)
+            for leaf in _leaves(f"{key}.{i}", element)
+        ]
+    return [(key, t)]
+
+
+def _regroup(t: Attribute, args: Iterator[BlockArgument], hint: str | None) -> Any:
+    """The flattened arguments of a (tuple) type as the value the old argument had."""
+    if isinstance(t, TupleType):
+        return tuple(
+            _regroup(e, args, f"{hint}_{i}" if hint else None) for i, e in enumerate(t.types.data)
+        )
+    arg = next(args)
+    arg.name_hint = hint
+    return arg
+
+
 class _FunctionLowering:
     """Lowers one ``func.func``: a new body over HBM memrefs replaces the old one."""
 
     def __init__(self, options: LowerHloToNisaPass, function: func.FuncOp):
         self.options = options
         self.function = function
-        self.values: dict[SSAValue, SSAValue | tuple[SSAValue, ...]] = {}
+        self.values: dict[SSAValue, SSAValue | tuple[Any, ...]] = {}
 
     def refuse(self, op: Operation, message: str) -> OpDiagnostic:
         return OpDiagnostic(op, f"{PASS_NAME}: {message}")
@@ -479,21 +514,26 @@ class _FunctionLowering:
         if function.is_declaration:
             raise self.refuse(function, f"@{function.sym_name.data} has no body to lower")
         old_type = function.function_type
-        arg_types: list[Attribute] = []
-        for index, t in enumerate(old_type.inputs.data):
-            arg_types.append(self.boundary_type(function, f"argument {index}", t))
-        result_types = [
-            self.boundary_type(function, f"result {index}", t)
-            for index, t in enumerate(old_type.outputs.data)
+        arg_leaves = [
+            leaf
+            for index, t in enumerate(old_type.inputs.data)
+            for leaf in _leaves(f"arg{index}", t)
         ]
+        result_leaves = [
+            leaf
+            for index, t in enumerate(old_type.outputs.data)
+            for leaf in _leaves(f"result{index}", t)
+        ]
+        arg_types = [self.boundary_type(function, key, t) for key, t in arg_leaves]
+        result_types = [self.boundary_type(function, key, t) for key, t in result_leaves]
         blocks = function.body.blocks
         if len(blocks) != 1:
             raise self.refuse(function, "only single-block functions are lowered")
         old_block = blocks[0]
         entry = Block(arg_types=arg_types)
-        for old_arg, new_arg in zip(old_block.args, entry.args, strict=True):
-            new_arg.name_hint = old_arg.name_hint
-            self.values[old_arg] = new_arg
+        new_args = iter(entry.args)
+        for old_arg in old_block.args:
+            self.values[old_arg] = _regroup(old_arg.type, new_args, old_arg.name_hint)
         self.e = _Emitter(entry, function.location)
         for op in old_block.ops:
             self.lower_op(op)
@@ -502,19 +542,18 @@ class _FunctionLowering:
         old_block.erase(safe_erase=False)
         function.body.add_block(new_body.detach_block(entry))
         function.function_type = FunctionType.from_lists(arg_types, result_types)
+        for attribute, leaves, count in (
+            (ARG_NAMES_ATTR, arg_leaves, len(old_type.inputs.data)),
+            (RESULT_NAMES_ATTR, result_leaves, len(old_type.outputs.data)),
+        ):
+            if len(leaves) != count or any("." in key for key, _ in leaves):
+                function.attributes[attribute] = ArrayAttr([StringAttr(k) for k, _ in leaves])
 
-    def boundary_type(self, function: func.FuncOp, what: str, t: Attribute) -> Attribute:
-        if isinstance(t, TupleType):
-            raise self.refuse(
-                function,
-                f"{what} of @{function.sym_name.data} is a tuple {t}; a nisa kernel takes and "
-                "returns HBM buffers, not tuples: pass or return the tuple's elements "
-                "(get_tuple_element) one by one",
-            )
+    def boundary_type(self, function: func.FuncOp, key: str, t: Attribute) -> Attribute:
         if isinstance(t, TensorType):
             if any(d < 0 for d in t.get_shape()):
                 raise self.refuse(
-                    function, f"{what} of @{function.sym_name.data} has a dynamic shape {t}"
+                    function, f"{key} of @{function.sym_name.data} has a dynamic shape {t}"
                 )
             return _hbm_type(t)  # pyright: ignore[reportUnknownArgumentType]
         return t
@@ -528,7 +567,7 @@ class _FunctionLowering:
                 assert isinstance(source, tuple)
                 self.values[op.result] = source[op.index.value.data]
             elif isinstance(op, TupleOp):
-                self.values[op.result] = tuple(self.value(v) for v in op.val)
+                self.values[op.result] = tuple(self.lowered(v) for v in op.val)
             elif isinstance(op, CustomCallOp):
                 self.lower_custom_call(op)
             elif isinstance(op, DotGeneralOp):
@@ -542,6 +581,13 @@ class _FunctionLowering:
         except _Refusal as err:
             raise self.refuse(op, str(err)) from None
 
+    def lowered(self, value: SSAValue) -> SSAValue | tuple[Any, ...]:
+        """The lowered value of a tensor or (nested) tuple."""
+        mapped = self.values.get(value)
+        if mapped is None:
+            raise _Refusal(f"operand {value} has no lowered value")
+        return mapped
+
     def value(self, tensor: SSAValue) -> SSAValue:
         mapped = self.values.get(tensor)
         if mapped is None:
@@ -551,26 +597,62 @@ class _FunctionLowering:
         return mapped
 
     def lower_constant(self, op: ConstantOp) -> None:
-        for use in op.output.uses:
-            user = use.operation
-            metadata_slot = isinstance(user, CustomCallOp) and (
-                (user.target in QUANTIZE_MX_TARGETS and use.index == 0)
-                or (user.target in SCALED_MATMUL_TARGETS and use.index == 4)
-            )
-            if not metadata_slot:
-                raise _Refusal(
-                    "only the metadata constants of QuantizeMX_* / ScaledMatmul_* are lowered "
-                    "(they disappear); pass other constants as function arguments"
+        """Metadata constants disappear; a dense tensor literal becomes a constant
+        ``memref.global`` in hbm (next to the function) read with ``memref.get_global``."""
+        data_uses = [
+            use
+            for use in op.output.uses
+            if not (
+                isinstance(use.operation, CustomCallOp)
+                and (
+                    (use.operation.target in QUANTIZE_MX_TARGETS and use.index == 0)
+                    or (use.operation.target in SCALED_MATMUL_TARGETS and use.index == 4)
                 )
-        self.values[op.output] = ()
+            )
+        ]
+        if not data_uses:
+            self.values[op.output] = ()
+            return
+        literal = op.value
+        t = op.output.type
+        if not isinstance(literal, DenseIntOrFPElementsAttr) or not isinstance(t, TensorType):
+            raise _Refusal(
+                "only dense tensor literals and the metadata constants of QuantizeMX_* / "
+                "ScaledMatmul_* are lowered; pass other constants as function arguments"
+            )
+        hbm = _hbm_type(t)  # pyright: ignore[reportUnknownArgumentType]
+        module = self.function.parent_op()
+        assert module is not None
+        taken = {
+            o.sym_name.data for o in module.walk() if isinstance(o, memref.GlobalOp | func.FuncOp)
+        }
+        base = f"{self.function.sym_name.data}_{op.output.name_hint or 'const'}"
+        name = next(n for i in itertools.count() if (n := f"{base}{i or ''}") not in taken)
+        glob = memref.GlobalOp.get(StringAttr(name), hbm, literal, constant=UnitAttr())
+        glob.location = op.location
+        Rewriter.insert_op(glob, InsertPoint.before(self.function))
+        read = self.e.emit(memref.GetGlobalOp(name, hbm))
+        read.results[0].name_hint = op.output.name_hint
+        self.values[op.output] = read.results[0]
 
     def lower_return(self, op: func.ReturnOp) -> None:
+        """Tuple results are returned element by element, depth first (``_leaves``)."""
         results: list[SSAValue] = []
-        for value in op.arguments:
-            mapped = self.value(value)
-            if isinstance(value.type, TensorType):  # x4 data goes out as ui32
-                mapped = self.e.cast(mapped, value.type.get_element_type())
+
+        def flatten(mapped: SSAValue | tuple[Any, ...], t: Attribute) -> None:
+            if isinstance(t, TupleType):
+                assert isinstance(mapped, tuple)
+                for element, element_type in zip(mapped, t.types.data, strict=True):
+                    flatten(element, element_type)
+                return
+            if isinstance(mapped, tuple):
+                raise _Refusal("a tuple value is returned where a tensor is expected")
+            if isinstance(t, TensorType):  # x4 data goes out as ui32
+                mapped = self.e.cast(mapped, t.get_element_type())
             results.append(mapped)
+
+        for value in op.arguments:
+            flatten(self.lowered(value), value.type)
         self.e.emit(func.ReturnOp(*results))
 
     def result_buffer(self, tensor: SSAValue, element_type: Attribute | None = None) -> SSAValue:

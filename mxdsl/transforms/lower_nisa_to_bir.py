@@ -11,9 +11,10 @@ outputs. Two jobs:
   Buffers whose ranges do not overlap share bytes; a buffer allocated inside a loop has
   one address for every iteration. Addresses are multiples of :data:`ALIGNMENT`; in PSUM
   a buffer of at most one bank (2 KiB per partition) never straddles a bank boundary and
-  a larger one starts on a bank. The capacities are the bir dialect's
-  (:data:`mxdsl.dialects.bir.CAPACITY`); a buffer that does not fit is a located
-  diagnostic naming it with the bytes requested, available and the capacity.
+  a larger one starts on a bank. The capacities are the target's (``target`` option,
+  :mod:`mxdsl.targets`, trn3 by default); a buffer that does not fit is a located
+  diagnostic naming it with the bytes requested, available, the capacity and the live
+  buffers holding the rest.
 * **Instruction selection.** Every nisa op becomes bir instructions over access
   patterns (``#bir.ap``). The views (``memref.subview`` / ``expand_shape`` /
   ``collapse_shape`` / ``cast``) fold into the patterns: a view is a root buffer, a
@@ -35,8 +36,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
@@ -57,9 +60,13 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mxdsl.dialects import bir, nisa
 from mxdsl.dialects.bir import AccessPatternAttr, Dtype, Memory
+from mxdsl.targets import DEFAULT_TARGET, Target, get_target
 from mxdsl.tools.diagnostics import OpDiagnostic
 
 PASS_NAME = "lower-nisa-to-bir"
+
+LIVE_BUFFERS_SHOWN = 6
+"""A "does not fit" diagnostic names at most this many live buffers (the largest)."""
 
 ALIGNMENT = 64
 """Every on-chip buffer starts at a multiple of 64 bytes of its partitions."""
@@ -167,7 +174,9 @@ class _Views:
     def _resolve(self, value: SSAValue) -> _View:
         t = _memref(value)
         owner = value.owner
-        if isinstance(owner, memref.AllocOp) or isinstance(value, BlockArgument):
+        if isinstance(owner, memref.AllocOp | memref.GetGlobalOp) or isinstance(
+            value, BlockArgument
+        ):
             shape = tuple(t.get_shape())
             if any(s < 0 for s in shape):
                 raise _Refusal(f"{_name(value)} has a dynamic shape {t}")
@@ -466,17 +475,23 @@ class Allocation:
 
 @dataclass
 class _Allocator:
-    """First-fit placement of on-chip buffers over their live ranges (module docstring)."""
+    """First-fit placement of on-chip buffers over their live ranges (module docstring),
+    within ``target``'s capacities."""
 
+    target: Target = DEFAULT_TARGET
     buffers: list[Allocation] = field(default_factory=list[Allocation])
 
-    @staticmethod
-    def _candidates(memory: Memory, size: int, taken: list[Allocation]) -> list[int]:
+    def capacity(self, memory: Memory) -> int:
+        if memory == Memory.PSUM:
+            return self.target.psum_partition_bytes
+        return self.target.sbuf_partition_bytes
+
+    def _candidates(self, memory: Memory, size: int, taken: list[Allocation]) -> list[int]:
         starts = sorted({0, *(b.address + b.size for b in taken)})
         out: list[int] = []
         for start in starts:
             if memory == Memory.PSUM:
-                bank = bir.PSUM_BANK_BYTES
+                bank = self.target.psum_bank_bytes
                 if size > bank:
                     start = -(-start // bank) * bank
                 elif start // bank != (start + size - 1) // bank:
@@ -485,7 +500,7 @@ class _Allocator:
         return sorted(out)
 
     def place(self, buffer: Allocation) -> None:
-        capacity = bir.CAPACITY[buffer.memory]
+        capacity = self.capacity(buffer.memory)
         live = [
             b
             for b in self.buffers
@@ -503,13 +518,21 @@ class _Allocator:
         largest = max((hi - lo for lo, hi in gaps), default=0)
         held = capacity - sum(hi - lo for lo, hi in gaps)  # live buffers may share bytes
         t = buffer.alloc.memref.type
+        shown = sorted(live, key=lambda b: -b.size)[:LIVE_BUFFERS_SHOWN]
+        names = ", ".join(f"{_name(b.alloc.memref)} {b.size} B at {b.address}" for b in shown)
+        more = f", and {len(live) - len(shown)} more" if len(live) > len(shown) else ""
         raise OpDiagnostic(
             buffer.alloc,
             f"{PASS_NAME}: {buffer.memory.value} buffer {_name(buffer.alloc.memref)} ({t}) "
             f"needs {buffer.size} bytes per partition, but only {largest} contiguous bytes are "
             f"available ({capacity - held} free; {held} held by {len(live)} live buffer(s)) "
-            f"of the {capacity}-byte {buffer.memory.value} partition",
+            f"of the {capacity}-byte {buffer.memory.value} partition of {self.target.name}"
+            + (f"; live: {names}{more}" if live else ""),
         )
+
+    def peak(self, memory: Memory) -> int:
+        """Bytes per partition the placement uses: the end of the highest buffer."""
+        return max((b.address + b.size for b in self.buffers if b.memory == memory), default=0)
 
 
 def _free_ranges(capacity: int, live: Sequence[Allocation]) -> list[tuple[int, int]]:
@@ -577,22 +600,65 @@ def _live_end(
 @dataclass(frozen=True)
 class LowerNisaToBirPass(ModulePass):
     """Lower every nisa kernel (a ``func.func`` with nisa ops or on-chip buffers) to bir:
-    allocate SBUF / PSUM and select bir instructions (module docstring)."""
+    allocate SBUF / PSUM within ``target``'s capacities (``mxdsl.targets``) and select bir
+    instructions (module docstring). ``print-usage`` writes each kernel's peak bytes per
+    partition to stderr."""
 
     name = PASS_NAME
 
+    target: str = DEFAULT_TARGET.name
+    print_usage: bool = False
+
+    def __post_init__(self) -> None:
+        get_target(self.target)  # an unknown name is refused when the pipeline is built
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
-            if _needs_lowering(function):
-                _FunctionLowering(function).run()
+        lower_nisa_to_bir(op, get_target(self.target), sys.stderr if self.print_usage else None)
 
 
-def allocate(function: func.FuncOp) -> dict[SSAValue, Allocation]:
+def lower_nisa_to_bir(
+    module: ModuleOp, target: Target = DEFAULT_TARGET, usage: TextIO | None = None
+) -> dict[Operation, Operation]:
+    """Run the pass on ``module`` in place; returns each lowered nisa op's bir
+    instruction (the last piece of a split DMA), e.g. to follow ops a tool watches.
+    ``usage``: where to write each kernel's peak usage (:func:`usage_line`)."""
+    replacements: dict[Operation, Operation] = {}
+    for function in [o for o in module.walk() if isinstance(o, func.FuncOp)]:
+        if _needs_lowering(function):
+            lowering = _FunctionLowering(function, target)
+            lowering.run()
+            replacements.update(lowering.replacements)
+            if usage is not None:
+                print(usage_line(function, lowering.allocator), file=usage)
+    return replacements
+
+
+def usage_line(function: func.FuncOp, allocator: _Allocator) -> str:
+    """``lower-nisa-to-bir: @main on trn3: sbuf 1536 of 262144 bytes per partition (5
+    buffers), psum 2048 of 16384 (1 buffer)``: the placement's peak per memory."""
+    parts = []
+    for memory in (Memory.SBUF, Memory.PSUM):
+        count = sum(b.memory == memory for b in allocator.buffers)
+        parts.append(
+            f"{memory.value} {allocator.peak(memory)} of {allocator.capacity(memory)} bytes "
+            f"per partition ({count} buffer{'s' if count != 1 else ''})"
+        )
+    return f"{PASS_NAME}: @{function.sym_name.data} on {allocator.target.name}: " + ", ".join(parts)
+
+
+def allocate(function: func.FuncOp, target: Target = DEFAULT_TARGET) -> dict[SSAValue, Allocation]:
     """The address of every on-chip buffer of a nisa kernel (what the pass uses), keyed
     by the ``memref.alloc`` result; an OpDiagnostic when one does not fit."""
-    lowering = _FunctionLowering(function)
+    lowering = _FunctionLowering(function, target)
     lowering.allocate()
     return lowering.buffers
+
+
+def peak_usage(function: func.FuncOp, target: Target = DEFAULT_TARGET) -> dict[Memory, int]:
+    """Bytes per partition of SBUF and PSUM the allocation of a nisa kernel uses."""
+    lowering = _FunctionLowering(function, target)
+    lowering.allocate()
+    return {m: lowering.allocator.peak(m) for m in (Memory.SBUF, Memory.PSUM)}
 
 
 def _needs_lowering(function: func.FuncOp) -> bool:
@@ -608,12 +674,17 @@ def _needs_lowering(function: func.FuncOp) -> bool:
 
 
 class _FunctionLowering:
-    def __init__(self, function: func.FuncOp):
+    def __init__(self, function: func.FuncOp, target: Target = DEFAULT_TARGET):
         self.function = function
+        self.allocator = _Allocator(target)
         self.views = _Views()
         self.buffers: dict[SSAValue, Allocation] = {}
         self.constants: dict[int, SSAValue] = {}
         self.anchor: Operation | None = None
+        self.current: Operation | None = None  # the nisa op being lowered
+        self.replacements: dict[Operation, Operation] = {}
+        self.pending: list[tuple[str, SSAValue]] = []  # its run-time keys so far
+        self.runtime_cache: dict[tuple[Operation, tuple[tuple[SSAValue, int], ...]], SSAValue] = {}
 
     def refuse(self, op: Operation, message: str) -> OpDiagnostic:
         return OpDiagnostic(op, f"{PASS_NAME}: {message}")
@@ -656,7 +727,7 @@ class _FunctionLowering:
 
     def allocate(self) -> None:
         order, last = _number(self.function)
-        allocator = _Allocator()
+        allocator = self.allocator = _Allocator(self.allocator.target)
         for op in self.function.walk():
             if not isinstance(op, memref.AllocOp):
                 continue
@@ -667,11 +738,12 @@ class _FunctionLowering:
             shape = t.get_shape()
             if not shape or any(s < 0 for s in shape) or op.dynamic_sizes:
                 raise self.refuse(op, f"an on-chip buffer needs a static shape, got {t}")
-            if shape[0] > bir.PARTITIONS:
+            partitions = self.allocator.target.partitions
+            if shape[0] > partitions:
                 raise self.refuse(
                     op,
                     f"{_name(op.memref)} ({t}) has {shape[0]} partitions; "
-                    f"{memory.value} has {bir.PARTITIONS}",
+                    f"{memory.value} has {partitions}",
                 )
             try:
                 esize = _element_size(t.get_element_type())
@@ -704,17 +776,14 @@ class _FunctionLowering:
         return _Side(view, math.prod(shape[1:]), buffer.address)
 
     def compute_ap(self, value: SSAValue, role: str) -> AccessPatternAttr:
-        """The pattern of an on-chip operand of a compute instruction: static, consecutive
-        partitions, dim 0 of the view = the partitions (as nisa reads it)."""
+        """The pattern of an on-chip operand of a compute instruction: consecutive
+        partitions, dim 0 of the view = the partitions (as nisa reads it). A
+        loop-dependent view is the pattern at its static offset plus run-time keys for
+        ``role`` (:meth:`record_runtime`)."""
         side = self.side(value)
         view = side.view
         if view.memory == Memory.HBM:
             raise _Refusal(f"{role} is in hbm")
-        if view.terms:
-            raise _Refusal(
-                f"{role} is a loop-dependent view; not supported by {PASS_NAME} yet (bir has "
-                "run-time offsets on bir.dma only)"
-            )
         ap = _build_ap(side, view.offset, view.dims)
         shape = _memref(value).get_shape()
         partitions = shape[0] if shape else 1
@@ -723,10 +792,47 @@ class _FunctionLowering:
                 f"{role} (dims {list(view.dims)} of {_name(view.root)}) is not one pattern over "
                 f"its {partitions} consecutive partitions; not supported by {PASS_NAME} yet"
             )
+        self.record_runtime(side, role)
         return ap
 
+    def record_runtime(self, side: _Side, role: str) -> None:
+        """The loop-dependent part of a view as run-time keys of the instruction being
+        built: on chip, a term moving whole partitions is ``role:partition`` (in
+        partitions), any other ``role`` (in bytes); in hbm always bytes."""
+        view = side.view
+        if not view.terms:
+            return
+        assert self.current is not None
+        if view.memory == Memory.HBM:
+            partition_terms: list[tuple[SSAValue, int]] = []
+            byte_terms = [(v, c * view.dtype.size) for v, c in view.terms]
+        else:
+            f = side.per_partition
+            for _, coefficient in view.terms:
+                if 0 < coefficient % f < coefficient:
+                    raise _Refusal(
+                        f"{role}'s loop-dependent offset (x {coefficient} elements) moves "
+                        "across partitions unevenly"
+                    )
+            partition_terms = [(v, c // f) for v, c in view.terms if c % f == 0]
+            byte_terms = [(v, c * view.dtype.size) for v, c in view.terms if c % f]
+        for key, terms in ((role, byte_terms), (role + bir.PARTITION_SUFFIX, partition_terms)):
+            total = self.runtime(terms, self.current)
+            if total is not None:
+                self.pending.append((key, total))
+
     def runtime(self, terms: Sequence[tuple[SSAValue, int]], before: Operation) -> SSAValue | None:
-        """``sum(coefficient * value)`` as index arithmetic before ``before``."""
+        """``sum(coefficient * value)`` as index arithmetic before ``before`` (once per op
+        for the same terms)."""
+        key = (before, tuple(terms))
+        if (known := self.runtime_cache.get(key)) is not None:
+            return known
+        total = self._runtime(terms, before)
+        if total is not None:
+            self.runtime_cache[key] = total
+        return total
+
+    def _runtime(self, terms: Sequence[tuple[SSAValue, int]], before: Operation) -> SSAValue | None:
         total: SSAValue | None = None
         for value, coefficient in terms:
             term = value
@@ -760,11 +866,28 @@ class _FunctionLowering:
     # ------------------------------------------------------------- ops
 
     def lower(self, op: Operation) -> None:
+        self.current, self.pending = op, []
+        new = self.select(op)
+        if self.pending and not bir.runtime_keys(new):
+            assert not new.operands, f"{new.name} takes its run-time keys in its constructor"
+            new.properties.update(bir.runtime_properties(self.pending))
+            new.operands = bir.runtime_values(self.pending)
+        new.location = op.location
+        self.replacements[op] = new
+        Rewriter.replace_op(op, new)
+
+    def take_runtime(self) -> list[tuple[str, SSAValue]]:
+        """The run-time keys recorded so far (for constructors that take them)."""
+        pending, self.pending = self.pending, []
+        return pending
+
+    def select(self, op: Operation) -> Operation:
+        """The bir instruction of one nisa op (a ``bir.dma`` split into pieces is inserted
+        here and the last piece returned)."""
         new: Operation
         if isinstance(op, nisa.DmaCopyOp):
             if op.dst_index is None and op.src_index is None:
-                self.dma(op)
-                return
+                return self.dma(op)
             new = self.indirect_dma(op)
         elif isinstance(op, nisa.MemsetOp):
             new = bir.MemsetOp(self.compute_ap(op.dst, "dst"), op.value.value.data)
@@ -796,13 +919,13 @@ class _FunctionLowering:
             new = bir.TensorTensorOp(
                 self.compute_ap(op.dst, "dst"),
                 op.op,
-                self.compute_ap(op.data1, "data1"),
-                self.compute_ap(op.data2, "data2"),
+                self.compute_ap(op.data1, "in0"),
+                self.compute_ap(op.data2, "in1"),
             )
         elif isinstance(op, nisa.TensorScalarOp):
             new = bir.TensorScalarOp(
                 self.compute_ap(op.dst, "dst"),
-                self.compute_ap(op.data, "data"),
+                self.compute_ap(op.data, "src"),
                 op.op0,
                 self.scalar(op.operand0, "operand0"),
                 op.op1,
@@ -814,29 +937,104 @@ class _FunctionLowering:
             new = bir.ActivationOp(
                 self.compute_ap(op.dst, "dst"),
                 op.op,
-                self.compute_ap(op.data, "data"),
+                self.compute_ap(op.data, "src"),
                 scale=None if op.scale is None else self.scalar(op.scale, "scale"),
                 bias=None if op.bias is None else self.scalar(op.bias, "bias"),
             )
         elif isinstance(op, nisa.NcTransposeOp):
             new = bir.TransposeOp(
                 self.compute_ap(op.dst, "dst"),
-                self.compute_ap(op.data, "data"),
+                self.compute_ap(op.data, "src"),
                 None if op.engine is None else op.engine.data,
             )
         elif isinstance(op, nisa.TensorReduceOp):
             new = self.tensor_reduce(op)
+        elif isinstance(op, nisa.IotaOp):
+            new = bir.IotaOp(
+                self.compute_ap(op.dst, "dst"),
+                op.pattern.get_pairs(),
+                op.offset.value.data,
+                op.channel_multiplier.value.data,
+            )
+        elif isinstance(op, nisa.ScalarTensorTensorOp):
+            new = bir.ScalarTensorTensorOp(
+                self.compute_ap(op.dst, "dst"),
+                self.compute_ap(op.data, "src"),
+                op.op0,
+                self.scalar(op.operand0, "operand0"),
+                op.op1,
+                self.compute_ap(op.operand1, "in1"),
+                reverse0=op.reverse0 is not None,
+                reverse1=op.reverse1 is not None,
+            )
+        elif isinstance(op, nisa.TensorCopyPredicatedOp):
+            new = bir.TensorCopyPredicatedOp(
+                self.compute_ap(op.dst, "dst"),
+                self.scalar(op.src, "src", keep_type=True),
+                self.compute_ap(op.predicate, "predicate"),
+                reverse_predicate=op.reverse_predicate is not None,
+            )
+        elif isinstance(op, nisa.DmaComputeOp):
+            new = self.dma_compute(op)
+        elif isinstance(op, nisa.SendRecvOp):
+            dst, src = self.compute_ap(op.dst, "dst"), self.compute_ap(op.src, "src")
+            new = bir.SendRecvOp(
+                dst,
+                src,
+                op.send_to,
+                op.recv_from,
+                op.pipe_id.value.data,
+                runtime=self.take_runtime(),
+            )
+        elif isinstance(op, nisa.CoreBarrierOp):
+            view = self.views.of(op.data)
+            if view.memory != Memory.HBM:
+                raise _Refusal("a core_barrier's tensor must be in hbm")
+            new = bir.CoreBarrierOp(view.root, op.get_cores())
+        elif isinstance(op, nisa.RegisterLoadOp):
+            new = self.register_load(op)
         else:
             raise _Refusal(f"{op.name} is not supported by {PASS_NAME} yet")
-        new.location = op.location
-        Rewriter.replace_op(op, new)
+        return new
+
+    def dma_side(self, value: SSAValue, role: str) -> tuple[AccessPatternAttr, SSAValue | None]:
+        """One whole pattern of an hbm / sbuf operand of a DMA-engine instruction (static
+        part; run-time keys recorded) and its tensor (hbm)."""
+        side = self.side(value)
+        if side.view.memory == Memory.PSUM:
+            raise _Refusal(f"{role} is in psum; a DMA engine reads hbm and sbuf")
+        ap = _build_ap(side, side.view.offset, side.view.dims)
+        if ap is None:
+            raise _Refusal(
+                f"{role} (dims {list(side.view.dims)} of {_name(side.view.root)}) is not one "
+                f"access pattern; not supported by {PASS_NAME} yet"
+            )
+        self.record_runtime(side, role)
+        return ap, side.view.root if side.view.memory == Memory.HBM else None
+
+    def dma_compute(self, op: nisa.DmaComputeOp) -> bir.DmaComputeOp:
+        dst, dst_tensor = self.dma_side(op.dst, "dst")
+        sources = [self.dma_side(value, f"src{i}") for i, value in enumerate(op.srcs)]
+        return bir.DmaComputeOp(
+            dst,
+            [ap for ap, _ in sources],
+            dst_tensor=dst_tensor,
+            src_tensors=[t for _, t in sources if t is not None],
+            runtime=self.take_runtime(),
+        )
+
+    def register_load(self, op: nisa.RegisterLoadOp) -> bir.RegisterLoadOp:
+        src, tensor = self.dma_side(op.src, "src")
+        return bir.RegisterLoadOp(
+            src, op.result.type, src_tensor=tensor, runtime=self.take_runtime()
+        )
 
     def tensor_reduce(self, op: nisa.TensorReduceOp) -> bir.TensorReduceOp:
         """nisa's reduced trailing dims as the innermost pairs of the src pattern (whose
         pairs may merge contiguous dims: a pair across the kept / reduced boundary is
         split there); both interpreters fold the reduced elements in the same row-major
         order (``mxdsl.numerics.reduce``)."""
-        data = self.compute_ap(op.data, "data")
+        data = self.compute_ap(op.data, "src")
         shape = _memref(op.data).get_shape()
         reduced = math.prod(shape[len(shape) - len(op.get_axes()) :])
         split = _split_inner(data.get_pairs(), reduced)
@@ -866,13 +1064,16 @@ class _FunctionLowering:
             )
         return ap
 
-    def scalar(self, value: SSAValue, role: str) -> Attribute:
-        """A scalar-or-column operand: an immediate (from ``arith.constant``) or a column."""
+    def scalar(self, value: SSAValue, role: str, keep_type: bool = False) -> Attribute:
+        """A scalar-or-column operand: an immediate (from ``arith.constant``; an ALU
+        operand as f32, a predicated copy's value in its own type) or a column."""
         if isinstance(value.type, MemRefType):
             return self.compute_ap(value, role)
         owner = value.owner
         if isinstance(owner, arith.ConstantOp):
             attr = owner.value
+            if keep_type and isinstance(attr, FloatAttr | IntegerAttr):
+                return attr
             if isinstance(attr, FloatAttr) and not isinstance(attr.type, Float32Type):
                 return FloatAttr(attr.value.data, Float32Type())
             if isinstance(attr, FloatAttr | IntegerAttr):
@@ -882,7 +1083,7 @@ class _FunctionLowering:
             f"tiles, not supported by {PASS_NAME} yet"
         )
 
-    def dma(self, op: nisa.DmaCopyOp) -> None:
+    def dma(self, op: nisa.DmaCopyOp) -> bir.DmaOp:
         dst, src = self.side(op.dst), self.side(op.src)
         for role, side in (("dst", dst), ("src", src)):
             if side.view.memory == Memory.PSUM:
@@ -916,8 +1117,9 @@ class _FunctionLowering:
                 "partition": self.runtime(partition_terms, op),
                 "offset": self.runtime(byte_terms, op),
             }
+        made: list[bir.DmaOp] = []
         for dst_ap, src_ap in pieces:
-            new = bir.DmaOp(
+            piece = bir.DmaOp(
                 dst_ap,
                 src_ap,
                 dst_tensor=dst.view.root if dst.view.memory == Memory.HBM else None,
@@ -927,28 +1129,24 @@ class _FunctionLowering:
                 src_partition=runtime["src"]["partition"],
                 src_offset=runtime["src"]["offset"],
             )
-            new.location = op.location
-            Rewriter.insert_op(new, InsertPoint.before(op))
-        Rewriter.erase_op(op)
+            piece.location = op.location
+            made.append(piece)
+        for piece in made[:-1]:
+            Rewriter.insert_op(piece, InsertPoint.before(op))
+        return made[-1]
 
     def indirect_dma(self, op: nisa.DmaCopyOp) -> bir.DmaIndirectOp:
         """A gather (``src`` indexed) or scatter (``dst`` indexed) as one
         ``bir.dma_indirect``: the indexed hbm side's pattern keeps the indirect dim as a
         pair of its own (its num: the other side's size there, its bound: the indexed
         view's), the other dims merged around it; the other side is one pattern in the
-        same row-major order; the index vector one element per partition. Static views
-        only (bir.dma_indirect has no run-time offsets)."""
+        same row-major order; the index vector one element per partition. Loop-dependent
+        views become run-time keys (``dst``, ``src``, ``index``)."""
         scatter = op.dst_index is not None
         index = op.dst_index if scatter else op.src_index
         assert index is not None
         indexed_value, direct_value = (op.dst, op.src) if scatter else (op.src, op.dst)
         indexed, direct = self.side(indexed_value), self.side(direct_value)
-        for role, side in (("the indexed side", indexed), ("the other side", direct)):
-            if side.view.terms:
-                raise _Refusal(
-                    f"{role} of an indirect dma_copy is a loop-dependent view; not supported "
-                    f"by {PASS_NAME} yet (bir.dma_indirect has no run-time offsets)"
-                )
         dim = op.indirect_dim.value.data
         dims, other_dims = indexed.view.dims, direct.view.dims
         if len(dims) != len(other_dims):
@@ -970,6 +1168,8 @@ class _FunctionLowering:
         indexed_ap = bir.hbm_ap(_pairs(merged), dtype, indexed.view.offset * dtype.size)
         dst_ap, src_ap = (indexed_ap, direct_ap) if scatter else (direct_ap, indexed_ap)
         dst_side, src_side = (indexed, direct) if scatter else (direct, indexed)
+        self.record_runtime(dst_side, "dst")
+        self.record_runtime(src_side, "src")
         return bir.DmaIndirectOp(
             dst_ap,
             src_ap,
@@ -980,6 +1180,7 @@ class _FunctionLowering:
             oob_mode=op.oob_mode.data,
             dst_tensor=dst_side.view.root if dst_side.view.memory == Memory.HBM else None,
             src_tensor=src_side.view.root if src_side.view.memory == Memory.HBM else None,
+            runtime=self.take_runtime(),
         )
 
     def dma_pieces(

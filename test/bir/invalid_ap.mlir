@@ -106,10 +106,10 @@ func.func @run_time_partition_in_hbm(%t: memref<16xf32>, %i: index) {
 // -----
 
 func.func @sbuf_capacity() {
-  bir.memset #bir.ap<sbuf, p0 = 0, np = 128, [[1, 2]], off = 196604, dtype = 16>, 0.0
+  bir.memset #bir.ap<sbuf, p0 = 0, np = 128, [[1, 2]], off = 262140, dtype = 16>, 0.0
   func.return
 }
-// CHECK: 'bir.memset' op dst touches bytes [196604, 196612), outside a 196608-byte sbuf partition
+// CHECK: 'bir.memset' op dst touches bytes [262140, 262148), outside a 262144-byte sbuf partition
 
 // -----
 
@@ -125,7 +125,7 @@ func.func @before_the_partition() {
   bir.memset #bir.ap<sbuf, p0 = 0, np = 1, [[-1, 4]], off = 0, dtype = 16>, 0.0
   func.return
 }
-// CHECK: 'bir.memset' op dst touches bytes [-12, 4), outside a 196608-byte sbuf partition
+// CHECK: 'bir.memset' op dst touches bytes [-12, 4), outside a 262144-byte sbuf partition
 
 // -----
 

@@ -1,6 +1,5 @@
 // The hand-written nisa examples that have bir equivalents lower to bir and compute the
-// same bytes under mx-run (destination-passing kernels: the arguments are written);
-// the others are refused with a located diagnostic.
+// same bytes under mx-run (destination-passing kernels: the arguments are written).
 
 // RUN: mx-run %examples/nisa_matmul_tiled.mlir --random-inputs 2 -o %t.mm.nisa.npz > /dev/null
 // RUN: mx-run %examples/nisa_matmul_tiled.mlir --random-inputs 2 -p lower-nisa-to-bir -o %t.mm.bir.npz > /dev/null
@@ -24,5 +23,11 @@
 // RUN: mx-run %examples/nisa_gather.mlir --inputs %t.g.npz -o %t.g.nisa.npz > /dev/null
 // RUN: mx-run %examples/nisa_gather.mlir --inputs %t.g.npz -p lower-nisa-to-bir -o %t.g.bir.npz > /dev/null
 // RUN: python -c "import numpy as np, sys; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); print('identical' if a.files == b.files and all(a[k].tobytes() == b[k].tobytes() for k in a.files) else 'DIFFERENT', a.files)" %t.g.nisa.npz %t.g.bir.npz | filecheck %s
-// RUN: not mx-opt %examples/nisa_exchange_2core.mlir -p lower-nisa-to-bir 2>&1 | filecheck %s --check-prefix=EXCHANGE
-// EXCHANGE: nisa_exchange_2core.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'nisa.sendrecv' op lower-nisa-to-bir: nisa.sendrecv is not supported by lower-nisa-to-bir yet
+// The 2-core exchange: bir.sendrecv between the cores' private SBUFs; run on 2 cores at
+// both levels, the same bytes.
+// RUN: mx-opt %examples/nisa_exchange_2core.mlir -p lower-nisa-to-bir | filecheck %s --check-prefix=EXCHANGE
+// EXCHANGE: bir.sendrecv #bir.ap<sbuf, p0 = 0, np = 4, [[1, 8]], off = 64, dtype = 16>, #bir.ap<sbuf, p0 = 0, np = 4, [[1, 8]], off = 0, dtype = 16> to %peer from %peer pipe 0
+// RUN: mx-run %examples/nisa_exchange_2core.mlir --cores 2 --random-inputs 4 -o %t.x.nisa.npz > /dev/null
+// RUN: mx-run %examples/nisa_exchange_2core.mlir --cores 2 --random-inputs 4 -p lower-nisa-to-bir -o %t.x.bir.npz > /dev/null
+// RUN: python -c "import numpy as np, sys; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); print('identical' if a.files == b.files and all(a[k].tobytes() == b[k].tobytes() for k in a.files) else 'DIFFERENT', a.files, bool((a['arg1'][0] == a['arg0'][0] + a['arg0'][1]).all()))" %t.x.nisa.npz %t.x.bir.npz | filecheck %s --check-prefix=SUM
+// SUM: identical ['arg0', 'arg1'] True

@@ -467,15 +467,32 @@ def refusal(src: str, **options: int) -> str:
     return str(info.value)
 
 
-def test_refuses_tuple_results():
+def test_tuple_result_is_flattened():
+    """A QuantizeMX result returned as its tuple: the kernel returns data then scales,
+    records their mx-run keys, and computes the hlo function's bytes."""
     src = (
         "func.func @main(%x: tensor<32x32xbf16>) -> tuple<tensor<32x8xui32>, "
         "tensor<32x1xf8E8M0FNU>> {\n"
         + quantize_call("q", "x", (32, 32), "bf16", "float8_e4m3fn", -1)[0]
         + "  func.return %q : tuple<tensor<32x8xui32>, tensor<32x1xf8E8M0FNU>>\n}\n"
     )
-    message = refusal(src)
-    assert "result 0 of @main is a tuple" in message
+    module, _ = legalized(src)
+    x = normal((32, 32), "bf16")
+    (expected,) = make_interpreter(module, _context()).call_op("main", (x.copy(),))
+    kernel = lowered(src)
+    main = next(o for o in kernel.walk() if isinstance(o, func.FuncOp))
+    outputs = [str(t) for t in main.function_type.outputs.data]
+    assert outputs == [
+        "memref<32x8xui32, #nisa.mem<hbm>>",
+        "memref<32x1xf8E8M0FNU, #nisa.mem<hbm>>",
+    ]
+    names = main.attributes["mx.result_names"]
+    assert [n.data for n in names.data] == ["result0.0", "result0.1"]  # pyright: ignore
+    assert "mx.arg_names" not in main.attributes
+    got = run(kernel, [x])
+    assert len(got) == 2
+    for a, b in zip(expected, got, strict=True):
+        assert (a.dtype, a.shape, a.tobytes()) == (b.dtype, b.shape, b.tobytes())
 
 
 def test_refuses_two_free_dims():

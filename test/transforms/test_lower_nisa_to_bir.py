@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mxdsl.dialects import bir
 from mxdsl.interpreters import make_interpreter
+from mxdsl.targets import TRN2, TRN3
 from mxdsl.tools.diagnostics import OpDiagnostic, parse_located
 from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
 from mxdsl.transforms.lower_nisa_to_bir import (
@@ -138,22 +139,26 @@ def fill(count: int, shape: str, space: str) -> str:
     ("src", "message"),
     [
         (
-            fill(4, "128x16384xf32", "sbuf"),
-            "sbuf buffer %b3 (memref<128x16384xf32, #nisa.mem<sbuf>>) needs 65536 bytes per "
-            "partition, but only 0 contiguous bytes are available (0 free; 196608 held by 3 "
-            "live buffer(s)) of the 196608-byte sbuf partition",
+            fill(5, "128x16384xf32", "sbuf"),
+            "sbuf buffer %b4 (memref<128x16384xf32, #nisa.mem<sbuf>>) needs 65536 bytes per "
+            "partition, but only 0 contiguous bytes are available (0 free; 262144 held by 4 "
+            "live buffer(s)) of the 262144-byte sbuf partition of trn3; live: %b0 65536 B at 0, "
+            "%b1 65536 B at 65536, %b2 65536 B at 131072, %b3 65536 B at 196608",
         ),
         (
-            fill(2, "128x25000xf32", "sbuf"),
-            "sbuf buffer %b1 (memref<128x25000xf32, #nisa.mem<sbuf>>) needs 100032 bytes per "
-            "partition, but only 96576 contiguous bytes are available (96576 free; 100032 held "
-            "by 1 live buffer(s)) of the 196608-byte sbuf partition",
+            fill(2, "128x33000xf32", "sbuf"),
+            "sbuf buffer %b1 (memref<128x33000xf32, #nisa.mem<sbuf>>) needs 132032 bytes per "
+            "partition, but only 130112 contiguous bytes are available (130112 free; 132032 held "
+            "by 1 live buffer(s)) of the 262144-byte sbuf partition of trn3; live: %b0 132032 B "
+            "at 0",
         ),
         (
             fill(9, "128x512xf32", "psum"),
             "psum buffer %b8 (memref<128x512xf32, #nisa.mem<psum>>) needs 2048 bytes per "
             "partition, but only 0 contiguous bytes are available (0 free; 16384 held by 8 live "
-            "buffer(s)) of the 16384-byte psum partition",
+            "buffer(s)) of the 16384-byte psum partition of trn3; live: %b0 2048 B at 0, %b1 2048 "
+            "B at 2048, %b2 2048 B at 4096, %b3 2048 B at 6144, %b4 2048 B at 8192, %b5 2048 B at "
+            "10240, and 2 more",
         ),
     ],
 )
@@ -165,9 +170,23 @@ def test_a_kernel_that_does_not_fit_gets_a_located_diagnostic(src: str, message:
     assert info.value.message == f"lower-nisa-to-bir: {message}"
 
 
-def test_the_capacities_are_the_dialects():
-    assert plan(fill(1, "128x49152xf32", "sbuf"))["b0"].size == bir.SBUF_PARTITION_BYTES
-    assert plan(fill(8, "128x512xf32", "psum"))["b7"].address == 7 * bir.PSUM_BANK_BYTES
+def test_the_capacities_are_the_targets(capsys: pytest.CaptureFixture[str]):
+    """trn3 (default) has 256 KiB of SBUF per partition, trn2 224 KiB; PSUM 8 banks."""
+    halves = fill(2, "128x32768xf32", "sbuf")  # 2 x 128 KiB live together
+    placed = plan(halves)
+    assert placed["b1"].address + placed["b1"].size == TRN3.sbuf_partition_bytes
+    assert plan(fill(8, "128x512xf32", "psum"))["b7"].address == 7 * TRN3.psum_bank_bytes
+    with pytest.raises(OpDiagnostic, match="of the 229376-byte sbuf partition of trn2"):
+        allocate(main_of(parse(halves)), TRN2)
+    assert allocate(main_of(parse(fill(2, "128x28672xf32", "sbuf"))), TRN2)  # 2 x 112 KiB
+    with pytest.raises(ValueError, match="unknown target 'trn9'"):
+        LowerNisaToBirPass(target="trn9")
+    module = parse(fill(3, "128x100xf32", "sbuf"))
+    LowerNisaToBirPass(target="trn2", print_usage=True).apply(_context(), module)
+    assert capsys.readouterr().err == (
+        "lower-nisa-to-bir: @main on trn2: sbuf 1344 of 229376 bytes per partition "
+        "(3 buffers), psum 0 of 16384 bytes per partition (0 buffers)\n"
+    )
 
 
 # ------------------------------------------------------------ instruction selection
@@ -368,20 +387,11 @@ def test_reduced_elements_become_the_innermost_pairs(pairs, reduced, expected):
     [
         (
             "%t = memref.alloc() : memref<128x8xi32, #nisa.mem<sbuf>>\n"
-            "  nisa.iota %t, [[1, 8]] : memref<128x8xi32, #nisa.mem<sbuf>>",
-            "nisa.iota",
-            "nisa.iota is not supported by lower-nisa-to-bir yet",
-        ),
-        (
-            "%c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
-            "  %t = memref.alloc() : memref<128x8xf32, #nisa.mem<sbuf>>\n"
-            "  scf.for %i = %c0 to %c1 step %c1 {\n"
-            "    %v = memref.subview %t[%i, 0] [4, 8] [1, 1] : memref<128x8xf32, #nisa.mem<sbuf>>"
-            " to memref<4x8xf32, strided<[8, 1], offset: ?>, #nisa.mem<sbuf>>\n"
-            "    nisa.memset %v, 0.0 : memref<4x8xf32, strided<[8, 1], offset: ?>, #nisa.mem<sbuf>>\n"
-            "  }",
-            "nisa.memset",
-            "dst is a loop-dependent view; not supported by lower-nisa-to-bir yet",
+            "  %r = nisa.register_load %h : memref<1xi32, #nisa.mem<hbm>> -> i32\n"
+            "  nisa.tensor_scalar %t, %t, bitwise_and %r : memref<128x8xi32, #nisa.mem<sbuf>>, "
+            "memref<128x8xi32, #nisa.mem<sbuf>>, i32",
+            "nisa.tensor_scalar",
+            "operand0 is a run-time scalar; bir takes immediates",
         ),
         (
             "%acc = memref.alloc() : memref<128x1024xf32, #nisa.mem<psum>>\n"
@@ -402,7 +412,9 @@ def test_reduced_elements_become_the_innermost_pairs(pairs, reduced, expected):
     ],
 )
 def test_refusals_are_located(body: str, op_name: str, message: str):
-    module = parse(f"func.func @main() {{\n  {body}\n  func.return\n}}\n")
+    module = parse(
+        f"func.func @main(%h: memref<1xi32, #nisa.mem<hbm>>) {{\n  {body}\n  func.return\n}}\n"
+    )
     with pytest.raises(OpDiagnostic) as info:
         LowerNisaToBirPass().apply(_context(), module)
     assert info.value.op.name == op_name

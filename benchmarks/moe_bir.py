@@ -1,0 +1,76 @@
+"""The MoE-CTE kernels on the BIR simulator twin: each variant emitted, lowered to bir
+(``mx-moe --level bir``), run on 2 simulated cores at both levels on the same seeded
+inputs; the outputs must be bit-identical (every output argument, raw bytes). Reports
+the lowering time, the nisa and bir run times and their ratio (issue 17's target: the
+bir run at most 2x the nisa run).
+
+    python benchmarks/moe_bir.py [--hidden 3072] [--variants shard_on_block,...]
+        [any other mx-moe run option, e.g. --tokens 100 --experts 4]
+
+Timed: ``MoECTEKernel.run`` (the SPMD run) at each level, nisa first (so loading the
+interpreter modules is in the nisa time), and ``lower-nisa-to-bir`` on its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from mxdsl.tools import mx_moe
+from mxdsl.transforms.lower_nisa_to_bir import lower_nisa_to_bir
+
+VARIANTS = [
+    "shard_on_block",
+    "shard_on_i",
+    "shard_on_i_hybrid",
+    "shard_on_i_dropping",
+    "shard_on_block_mx",
+    "shard_on_i_mx",
+    "shard_on_i_mx_hybrid",
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hidden", default="3072")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    known, rest = parser.parse_known_args()
+    moe = mx_moe.build_arg_parser()
+    print(
+        f"{'variant':22s} {'H':>5s} {'I':>5s} {'lower s':>8s} {'nisa s':>7s} {'bir s':>7s} "
+        f"{'bir/nisa':>8s} bit-identical"
+    )
+    failures = 0
+    for variant in known.variants.split(","):
+        argv = ["run", "--implementation", variant, "--hidden", known.hidden, *rest]
+        nisa_args = moe.parse_args(argv)
+        nisa_kernel = mx_moe.build(nisa_args)
+        bir_kernel = mx_moe.build(nisa_args)  # lowered below, timed alone
+        start = time.perf_counter()
+        replaced = lower_nisa_to_bir(bir_kernel.module)
+        lowering = time.perf_counter() - start
+        bir_kernel.progress_ops = [replaced.get(o, o) for o in bir_kernel.progress_ops]
+        inputs = mx_moe.seeded_inputs(nisa_kernel, nisa_args).arrays
+        start = time.perf_counter()
+        expected = nisa_kernel.run(inputs)
+        nisa_time = time.perf_counter() - start
+        start = time.perf_counter()
+        got = bir_kernel.run(inputs)
+        bir_time = time.perf_counter() - start
+        same = sorted(got) == sorted(expected) and all(
+            got[k].tobytes() == v.tobytes() for k, v in expected.items()
+        )
+        failures += not same
+        sizes = nisa_kernel.sizes
+        print(
+            f"{variant:22s} {sizes.hidden:5d} {sizes.intermediate:5d} {lowering:8.2f} "
+            f"{nisa_time:7.2f} {bir_time:7.2f} {bir_time / nisa_time:8.2f} "
+            f"{'yes' if same else 'NO'} ({len(expected)} outputs)",
+            flush=True,
+        )
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
