@@ -52,13 +52,15 @@ from mxdsl.kernels.moe_cte import (  # noqa: E402
     ShardOnBlockConfig,
     ShardOnIConfig,
     build_moe_cte,
-    golden_for,
-    make_inputs,
     progress_bar,
-    relative_error,
     signature_text,
 )
-from mxdsl.kernels.moe_cte.mx_layouts import (  # noqa: E402
+from mxdsl.kernels.moe_cte.reference import (  # noqa: E402
+    golden_for,
+    make_inputs,
+    relative_error,
+)
+from mxdsl.kernels.moe_cte.reference.mx import (  # noqa: E402
     dense_golden_for,
     make_mx_inputs,
     mx_golden_for,

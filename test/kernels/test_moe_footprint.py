@@ -20,6 +20,8 @@ from mxdsl.kernels.moe_cte import (
     MoECTESizes,
     MoECTESpec,
     build_moe_cte,
+)
+from mxdsl.kernels.moe_cte.reference import (
     make_inputs,
 )
 

@@ -44,7 +44,7 @@ from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import AluOp, MemorySpace, OobMode
 from mxdsl.kernels.moe_cte.ffn import BlockFFN, ITile
 from mxdsl.kernels.moe_cte.ir import Index
-from mxdsl.kernels.moe_cte.mx_layouts import MX_TILE, SCALE_ROWS, weight_format
+from mxdsl.kernels.moe_cte.mx_formats import MX_TILE, SCALE_ROWS, weight_format
 from mxdsl.kernels.moe_cte.spec import (
     PMAX,
     MoECTEOptions,

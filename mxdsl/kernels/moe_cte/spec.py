@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from mxdsl.kernels.moe_cte.mx_formats import MX_WEIGHT_FORMATS, weight_format
+
 
 class MoECTEConfigError(ValueError):
     """An invalid size, option or combination, reported before any work is done."""
@@ -293,8 +295,6 @@ def _check_mx(
     quantization: QuantizationConfig | None,
 ) -> None:
     """The MX variants' own limits (``docs/moe-cte-mx.md``)."""
-    from mxdsl.kernels.moe_cte.mx_layouts import MX_WEIGHT_FORMATS
-
     impl = spec.implementation
     I, N = sizes.intermediate, sizes.blocks  # noqa: E741
     if options.mx_weights not in MX_WEIGHT_FORMATS:
@@ -378,7 +378,5 @@ def _gate_up_bytes_per_column(
 ) -> int:
     if not impl.is_mx:
         return (sizes.hidden // PMAX) * 2 * io_bytes(options)
-    from mxdsl.kernels.moe_cte.mx_layouts import weight_format
-
     container = 4 if weight_format(options.mx_weights).fmt.is_fp8 else 2
     return 2 * (sizes.hidden // MX_I_TILE) * (container + 1)  # x4 words + E8M0 scales

@@ -1,5 +1,6 @@
-"""The MX weight layouts of the MoE-CTE MX kernels, the packing helper, and the MX-aware
-golden (see ``docs/moe-cte-mx.md``).
+"""Reference side of the MX kernels: packing dense weights into their MX layouts, the
+MX-aware golden and the MX inputs (see ``docs/moe-cte-mx.md``; the format table and
+layout constants the builders use are :mod:`mxdsl.kernels.moe_cte.mx_formats`).
 
 HBM layouts (nkilib's, reference ``nki-isa-and-nkilib.md`` §3.2), ``kt4 = H / 512`` and
 ``nt = I / 512``; ``c`` is the x4 container (uint32 for FP8, uint16 for FP4), lane ``q``
@@ -23,13 +24,22 @@ Everything MX here goes through :mod:`mxdsl.numerics` (quantize / dequantize, x4
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import ml_dtypes
 import numpy as np
 
-from mxdsl.kernels.moe_cte.golden import moe_cte_golden
-from mxdsl.kernels.moe_cte.routing import MoECTEInputs, golden_options
+from mxdsl.kernels.moe_cte.interface import kernel_arguments
+from mxdsl.kernels.moe_cte.mx import static_blocks
+from mxdsl.kernels.moe_cte.mx_formats import (
+    BLOCK,
+    MX_TILE,
+    PMAX,
+    MxWeightFormat,
+    weight_format,
+)
+from mxdsl.kernels.moe_cte.reference.golden import moe_cte_golden
+from mxdsl.kernels.moe_cte.reference.inputs import MoECTEInputs, golden_options, make_inputs
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEImplementation,
     MoECTEOptions,
@@ -45,36 +55,6 @@ from mxdsl.numerics import (
     unpack_fp4_x4,
     unpack_fp8_x4,
 )
-
-PMAX = 128
-MX_TILE = 512  # contraction elements of one nc_matmul_mx pass: 128 partitions x 4 lanes
-SCALE_ROWS = PMAX // 8  # 16 E8M0 rows per 128 partitions
-BLOCK = (8, 4)  # one E8M0 scale per 8 partitions x 4 lanes
-
-
-@dataclass(frozen=True)
-class MxWeightFormat:
-    name: str  # the --mx-weights spelling
-    fmt: MxFormat
-    container: str  # numpy dtype name of the integer alternate
-    x4: str  # the nisa x4 type
-
-
-MX_WEIGHT_FORMATS: dict[str, MxWeightFormat] = {
-    "fp8_e4m3fn": MxWeightFormat("fp8_e4m3fn", MxFormat.E4M3FN, "uint32", "float8_e4m3fn_x4"),
-    "fp8_e5m2": MxWeightFormat("fp8_e5m2", MxFormat.E5M2, "uint32", "float8_e5m2_x4"),
-    "fp4_e2m1": MxWeightFormat("fp4_e2m1", MxFormat.E2M1, "uint16", "float4_e2m1fn_x4"),
-}
-
-
-def weight_format(name: str) -> MxWeightFormat:
-    try:
-        return MX_WEIGHT_FORMATS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown MX weight format {name!r}; choose one of {', '.join(MX_WEIGHT_FORMATS)}"
-        ) from None
-
 
 # ------------------------------------------------------------------ index maps
 
@@ -238,10 +218,6 @@ def make_mx_inputs(
     hidden states, affinities, biases for the same seed) with the dense weights packed
     into the MX layouts (:func:`pack_gate_up`, :func:`pack_down`); the dense weights are
     kept in ``extra["dense_gate_up"]`` / ``extra["dense_down"]`` for the fp32 golden."""
-    from mxdsl.kernels.moe_cte.interface import kernel_arguments
-    from mxdsl.kernels.moe_cte.mx import static_blocks
-    from mxdsl.kernels.moe_cte.routing import make_inputs
-
     impl = spec.implementation
     twin = MoECTESpec(
         MoECTEImplementation[_TWIN[impl.name]],
@@ -294,8 +270,6 @@ def dense_golden_for(
     spec: MoECTESpec, sizes: MoECTESizes, options: MoECTEOptions, inputs: MoECTEInputs
 ) -> np.ndarray:
     """The plain fp32 dense golden with the unquantized weights (what MX costs)."""
-    from mxdsl.kernels.moe_cte.golden import moe_cte_golden
-
     del sizes
     a = inputs.arrays
     gu = inputs.extra["dense_gate_up"]
@@ -313,16 +287,7 @@ def dense_golden_for(
     )
 
 
-def _clamp(x: np.ndarray, limits: tuple[float | None, float | None]) -> np.ndarray:
-    lo, hi = limits
-    if lo is None and hi is None:
-        return x
-    return np.clip(x, lo, hi)
-
-
 __all__ = [
-    "MX_WEIGHT_FORMATS",
-    "MxWeightFormat",
     "dense_golden_for",
     "down_i_index",
     "fake_quantize_hidden",
@@ -335,5 +300,4 @@ __all__ = [
     "pack_gate_up",
     "unpack_down",
     "unpack_gate_up",
-    "weight_format",
 ]

@@ -21,6 +21,7 @@ import ml_dtypes
 import numpy as np
 
 from mxdsl.kernels.moe_cte.interface import ArgSpec, kernel_arguments
+from mxdsl.kernels.moe_cte.reference.golden import moe_cte_golden
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEConfigError,
     MoECTEImplementation,
@@ -150,8 +151,6 @@ def golden_for(
     inputs: MoECTEInputs,
 ) -> np.ndarray:
     """The dense golden ``[T, H]`` float32 for these inputs and options."""
-    from mxdsl.kernels.moe_cte.golden import moe_cte_golden
-
     del sizes
     a = inputs.arrays
     return moe_cte_golden(
