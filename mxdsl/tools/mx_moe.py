@@ -65,6 +65,7 @@ from mxdsl.kernels.moe_cte.reference.mx import (  # noqa: E402
     make_mx_inputs,
     mx_golden_for,
 )
+from mxdsl.targets import DEFAULT_TARGET, TARGETS, get_target  # noqa: E402
 from mxdsl.tools.diagnostics import run_tool  # noqa: E402
 
 TOOL = "mx-moe"
@@ -230,6 +231,13 @@ def build_arg_parser() -> argparse.ArgumentParser:
             "fit the SBUF)",
         )
         p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+        p.add_argument(
+            "--target",
+            choices=list(TARGETS),
+            default=DEFAULT_TARGET.name,
+            help=f"the modelled NeuronCore whose SBUF / PSUM the kernel must fit (default "
+            f"{DEFAULT_TARGET.name}; the MX variants need trn3)",
+        )
     emit.add_argument("-o", "--output", metavar="FILE", help="write the IR here (default stdout)")
     emit.add_argument(
         "--write-inputs",
@@ -378,6 +386,8 @@ def header(kernel, args: argparse.Namespace) -> str:  # noqa: ANN001
         f"mx-moe emit --implementation {kernel.spec.implementation.name}: H={s.hidden} "
         f"I={s.intermediate} E={s.experts} T={s.tokens} B={s.block_size} TopK={s.top_k} "
         f"N={s.blocks} dtype={kernel.options.dtype} gate_up_chunk={kernel.options.gate_up_chunk}",
+        f"target: {kernel.target.describe()}",
+        f"footprint: {kernel.footprint_text()}",
         "run: mx-run FILE --cores 2 --inputs IN.npz -o OUT.npz (outputs come back as argI)",
         *signature_text(kernel.arguments).splitlines(),
     ]
@@ -401,7 +411,7 @@ def build(args: argparse.Namespace):  # noqa: ANN201
     ``ToolError``."""
     spec, sizes, options, quant = problem(args)
     try:
-        return build_moe_cte(spec, sizes, options, quant)
+        return build_moe_cte(spec, sizes, options, quant, get_target(args.target))
     except (MoECTEConfigError, NotBuiltYetError) as err:
         raise ToolError(str(err)) from None
 
@@ -480,6 +490,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         f"{f' mx-weights={options.mx_weights}' if impl.is_mx else ''}",
         file=stdout,
     )
+    print(f"footprint: {kernel.footprint_text()}", file=stdout)
     progress = None if args.no_progress else progress_bar(sum(inputs.active_blocks))
     checked = check(kernel, inputs, progress)
     if impl.is_mx:

@@ -24,6 +24,7 @@ from mxdsl.kernels.moe_cte import (
 from mxdsl.kernels.moe_cte.reference import (
     make_inputs,
 )
+from mxdsl.targets import TRN2, TRN3
 
 BENCHMARK = MoECTESizes(3072, 2048, 8, 1024, 512, 4)
 SMALL = MoECTESizes(512, 256, 4, 100, 128, 2)
@@ -44,22 +45,25 @@ def _on_chip_bytes(module, space: nisa.MemorySpace) -> int:  # noqa: ANN001
 @pytest.mark.parametrize("bias", [False, True], ids=["", "bias"])
 @pytest.mark.parametrize("impl", list(MoECTEImplementation), ids=lambda m: m.name)
 def test_every_variant_fits_at_the_benchmark_sizes(impl: MoECTEImplementation, bias: bool) -> None:
+    """The bf16/fp8 variants within trn2 (224 KiB), the MX ones within trn3 (256 KiB)."""
     sizes = BENCHMARK
     if impl == MoECTEImplementation.shard_on_i_dropping:
         sizes = MoECTESizes(3072, 2048, 8, 1024, 512, 4, n_blocks=8)
-    kernel = build_moe_cte(MoECTESpec(impl), sizes, MoECTEOptions(bias=bias))
-    assert _on_chip_bytes(kernel.module, nisa.MemorySpace.SBUF) <= 192 * 1024
+    target = TRN3 if impl.is_mx else TRN2
+    kernel = build_moe_cte(MoECTESpec(impl), sizes, MoECTEOptions(bias=bias), target=target)
+    assert _on_chip_bytes(kernel.module, nisa.MemorySpace.SBUF) <= target.sbuf_partition_bytes
     assert _on_chip_bytes(kernel.module, nisa.MemorySpace.PSUM) <= 16 * 1024
-    # the largest chunk within 64 KiB per partition (bf16: 512 columns, MX: 1024), except
-    # that the block shards keep three blocks of hidden states and had to shrink it to fit
-    # (the bf16 one to two I tiles, or one where its bias rows and up's SBUF tile need room)
-    chunk = {
-        MoECTEImplementation.shard_on_block: 128 if bias else 256,
-        MoECTEImplementation.shard_on_block_mx: 512,
-        MoECTEImplementation.shard_on_i_mx: 1024,
-        MoECTEImplementation.shard_on_i_mx_hybrid: 1024,
-    }
-    assert kernel.options.gate_up_chunk == chunk.get(impl, 512)
+    # the largest chunk within 64 KiB per partition (bf16: 512 columns, MX: 1024)
+    assert kernel.options.gate_up_chunk == (1024 if impl.is_mx else 512)
+
+
+def test_the_gate_up_chunk_shrinks_until_the_kernel_fits() -> None:
+    spec = MoECTESpec(MoECTEImplementation.shard_on_block)
+    sizes = MoECTESizes(4096, 2048, 8, 1024, 512, 4)
+    kernel = build_moe_cte(spec, sizes, MoECTEOptions(bias=True))
+    assert kernel.options.gate_up_chunk == 256
+    with pytest.raises(MoECTEConfigError, match="more than the 256 KiB of one trn3"):
+        build_moe_cte(spec, sizes, MoECTEOptions(bias=True, gate_up_chunk=512))
 
 
 def test_a_kernel_that_cannot_fit_is_refused_naming_its_buffers() -> None:
@@ -68,7 +72,7 @@ def test_a_kernel_that_cannot_fit_is_refused_naming_its_buffers() -> None:
         build_moe_cte(MoECTESpec(MoECTEImplementation.shard_on_block), sizes)
     message = str(info.value)
     assert "KiB per SBUF partition" in message
-    assert "more than the 192 KiB of one partition" in message
+    assert "more than the 256 KiB of one trn3 partition" in message
     assert "the transposed hidden states (memref<128x3x24x1024xbf16" in message
     assert "or use an I-shard variant" in message
 

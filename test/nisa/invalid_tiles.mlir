@@ -46,7 +46,7 @@ func.func @psum_capacity(%a: memref<128x4097xf32, #nisa.mem<psum>>) {
   nisa.memset %a, 0.0 : memref<128x4097xf32, #nisa.mem<psum>>
   func.return
 }
-// CHECK: 'nisa.memset' op dst uses 16388 bytes per partition, exceeding the 16384 bytes of one psum partition
+// CHECK: 'nisa.memset' op dst uses 16388 bytes per partition, exceeding the 16384 bytes of one trn3 psum partition
 
 // -----
 
@@ -54,7 +54,7 @@ func.func @sbuf_capacity(%a: memref<128x2x65536xf32, #nisa.mem<sbuf>>) {
   nisa.memset %a, 0.0 : memref<128x2x65536xf32, #nisa.mem<sbuf>>
   func.return
 }
-// CHECK: 'nisa.memset' op dst uses 524288 bytes per partition, exceeding the 196608 bytes of one sbuf partition
+// CHECK: 'nisa.memset' op dst uses 524288 bytes per partition, exceeding the 262144 bytes of one trn3 sbuf partition
 
 // -----
 
