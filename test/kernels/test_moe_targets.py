@@ -133,8 +133,8 @@ def test_the_mx_variants_are_refused_on_trn2(impl: MoECTEImplementation) -> None
 def test_a_kernel_between_the_two_capacities_fits_trn3_only() -> None:
     """The footprint check reads the target: refused on trn2 naming its 224 KiB."""
     spec = MoECTESpec(MoECTEImplementation.shard_on_block)
-    sizes = MoECTESizes(4096, 2048, 8, 1024, 512, 4)
-    options = MoECTEOptions(bias=True, gate_up_chunk=256)
+    sizes = MoECTESizes(7168, 2048, 64, 10240, 512, 8)
+    options = MoECTEOptions(bias=True, gate_up_chunk=128, block_sets=3)
     kernel = build_moe_cte(spec, sizes, options, target=TRN3)
     sbuf = kernel.footprint[nisa.MemorySpace.SBUF]
     assert TRN2.sbuf_partition_bytes < sbuf <= TRN3.sbuf_partition_bytes

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,6 +17,7 @@ from mxdsl.dialects.nisa import MemorySpace
 from mxdsl.kernels.moe_cte.interface import ArgSpec
 from mxdsl.kernels.moe_cte.ir import KernelBuilder
 from mxdsl.kernels.moe_cte.spec import (
+    BLOCK_SETS,
     MoECTEConfigError,
     MoECTEImplementation,
     MoECTEOptions,
@@ -159,15 +160,17 @@ def _build(
     builder = _BUILDERS.get(impl)
     if builder is None:  # pragma: no cover - every member has a builder
         raise MoECTEConfigError(f"no builder for {impl.name}")
-    module, ffn = builder(spec, sizes, options, quantization_config)
-    if options.gate_up_chunk is None:  # shrink the gate/up weight chunk until all fits
-        default = gate_up_chunk(impl, sizes, options)
-        smaller = (c for c in gate_up_chunks(impl, sizes, options) if c < default)
-        while not _fits(ffn.kb, target) and (chunk := next(smaller, None)) is not None:
-            options = replace(options, gate_up_chunk=chunk)
-            module, ffn = builder(spec, sizes, options, quantization_config)
+    module = ffn = None
+    for candidate in _layouts(impl, sizes, options):  # preferred first, until one fits
+        module, ffn = builder(spec, sizes, candidate, quantization_config)
+        if _fits(ffn.kb, target):
+            break
+    assert module is not None
+    assert ffn is not None
     _check_footprint(ffn.kb, impl, target)
     options = replace(options, gate_up_chunk=ffn.g.chunk)  # what was built
+    if impl.shards_on_block:
+        options = replace(options, block_sets=ffn.sets)
     weight = 0.5 if not impl.shards_on_block else 1.0  # I-shard: both cores see every block
     if impl == MoECTEImplementation.shard_on_i_dropping:
         weight /= max(sizes.block_size // min(sizes.block_size, 1024), 1)
@@ -183,6 +186,28 @@ def _build(
         target,
         {space: ffn.kb.footprint(space) for space in on_chip_capacity(target)},
     )
+
+
+def _layouts(
+    impl: MoECTEImplementation, sizes: MoECTESizes, options: MoECTEOptions
+) -> Iterator[MoECTEOptions]:
+    """The buffer layouts to try, preferred first: for each number of block sets (block
+    shard: 3, 2, 1 unless ``block_sets`` is given), the gate/up weight chunks from the
+    default (at most 64 KiB per partition) down (unless ``gate_up_chunk`` is given).
+    Neither changes a result bit: only how many blocks are loaded ahead and how the
+    weights are DMA'd."""
+    sets: Sequence[int | None] = [options.block_sets]
+    if impl.shards_on_block and options.block_sets is None:
+        sets = BLOCK_SETS
+    for n in sets:
+        with_sets = replace(options, block_sets=n)
+        if options.gate_up_chunk is not None:
+            yield with_sets
+            continue
+        default = gate_up_chunk(impl, sizes, options)
+        for chunk in gate_up_chunks(impl, sizes, options):
+            if chunk <= default:
+                yield replace(with_sets, gate_up_chunk=chunk)
 
 
 def on_chip_capacity(target: Target) -> dict[MemorySpace, int]:
