@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -270,9 +271,10 @@ _BUILDERS: dict[MoECTEImplementation, Callable[..., Any]] = {
 
 
 def progress_bar(total: float, stream: Any = None) -> Callable[[float], None]:
-    """A one-line text progress bar over blocks on stderr."""
+    """A one-line text progress bar over blocks on stderr, with the elapsed time and an
+    estimate of the time left (elapsed / blocks done x blocks left)."""
     out = stream or sys.stderr
-    state = {"last": -1}
+    state: dict[str, float] = {"last": -1, "start": time.monotonic()}
 
     def report(done: float) -> None:
         n = int(done)
@@ -282,10 +284,23 @@ def progress_bar(total: float, stream: Any = None) -> Callable[[float], None]:
         width = 30
         filled = int(width * min(n, total) / total) if total else width
         end = "\n" if n >= total else ""
-        out.write(f"\rblocks [{'#' * filled}{'.' * (width - filled)}] {n}/{int(total)}{end}")
+        elapsed = time.monotonic() - state["start"]
+        timing = f" {_clock(elapsed)}"
+        if 0 < n < total:
+            timing += f", ETA {_clock(elapsed / n * (total - n))}"
+        out.write(
+            f"\rblocks [{'#' * filled}{'.' * (width - filled)}] {n}/{int(total)}{timing}{end}"
+        )
         out.flush()
 
     return report
+
+
+def _clock(seconds: float) -> str:
+    """``m:ss`` (or ``h:mm:ss``)."""
+    s = int(seconds + 0.5)
+    h, rest = divmod(s, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
 
 
 __all__ = ["CORES", "MoECTEKernel", "build_moe_cte", "on_chip_capacity", "progress_bar"]

@@ -29,7 +29,7 @@ from dataclasses import replace
 import ml_dtypes
 import numpy as np
 
-from mxdsl.kernels.moe_cte.interface import kernel_arguments
+from mxdsl.kernels.moe_cte.interface import DTYPES, kernel_arguments
 from mxdsl.kernels.moe_cte.mx import static_blocks
 from mxdsl.kernels.moe_cte.mx_formats import (
     BLOCK,
@@ -38,8 +38,13 @@ from mxdsl.kernels.moe_cte.mx_formats import (
     MxWeightFormat,
     weight_format,
 )
-from mxdsl.kernels.moe_cte.reference.golden import moe_cte_golden
-from mxdsl.kernels.moe_cte.reference.inputs import MoECTEInputs, golden_options, make_inputs
+from mxdsl.kernels.moe_cte.reference.golden import PerExpert, moe_cte_golden
+from mxdsl.kernels.moe_cte.reference.inputs import (
+    MoECTEInputs,
+    expert_weights,
+    golden_options,
+    make_inputs,
+)
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEImplementation,
     MoECTEOptions,
@@ -92,19 +97,23 @@ def _unpack_dequantize(words: np.ndarray, scale: np.ndarray, wf: MxWeightFormat)
     return dequantize_mx(codes, scale[..., None], wf.fmt, block)
 
 
+def pack_gate_up_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
+    """One expert's dense ``[H, 2, I]`` -> (``[128, 2, kt4, I]`` containers,
+    ``[16, 2, kt4, I]`` uint8 scales)."""
+    H, _, I = w.shape  # noqa: E741
+    x = np.asarray(w, dtype=np.float32).reshape(4, H // MX_TILE, PMAX, 2, I)  # q t p g i
+    wd, sc = _quantize_pack(x.transpose(3, 1, 4, 2, 0), wf)  # g t i p q -> [.., 128|16]
+    return wd.transpose(3, 0, 1, 2), sc.transpose(3, 0, 1, 2)
+
+
 def pack_gate_up(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
     """Dense ``[E, H, 2, I]`` -> (``[E, 128, 2, kt4, I]`` containers, ``[E, 16, 2, kt4, I]``
-    uint8 scales)."""
-    E, H, _, I = w.shape  # noqa: E741
-    kt4 = H // MX_TILE
-    words, scales = [], []
-    for e in range(E):  # one expert at a time keeps the temporaries small
-        x = np.asarray(w[e], dtype=np.float32).reshape(4, kt4, PMAX, 2, I)  # q t p g i
-        x = x.transpose(3, 1, 4, 2, 0)  # g t i p q
-        wd, sc = _quantize_pack(x, wf)  # [2, kt4, I, 128], [2, kt4, I, 16]
-        words.append(wd.transpose(3, 0, 1, 2))
-        scales.append(sc.transpose(3, 0, 1, 2))
-    return np.ascontiguousarray(np.stack(words)), np.ascontiguousarray(np.stack(scales))
+    uint8 scales), one expert at a time."""
+    packed = [pack_gate_up_expert(w[e], wf) for e in range(w.shape[0])]
+    return (
+        np.ascontiguousarray(np.stack([p[0] for p in packed])),
+        np.ascontiguousarray(np.stack([p[1] for p in packed])),
+    )
 
 
 def unpack_gate_up(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
@@ -119,18 +128,21 @@ def unpack_gate_up(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) ->
     return out
 
 
+def pack_down_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
+    """One expert's dense ``[I, H]`` -> (``[128, nt, H]`` containers, ``[16, nt, H]``)."""
+    I, H = w.shape  # noqa: E741
+    x = np.asarray(w, dtype=np.float32).reshape(I // MX_TILE, 4, PMAX, H)  # t q p h
+    wd, sc = _quantize_pack(x.transpose(0, 3, 2, 1), wf)  # t h p q -> [nt, H, 128|16]
+    return wd.transpose(2, 0, 1), sc.transpose(2, 0, 1)
+
+
 def pack_down(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
     """Dense ``[E, I, H]`` -> (``[E, 128, nt, H]`` containers, ``[E, 16, nt, H]`` scales)."""
-    E, I, H = w.shape  # noqa: E741
-    nt = I // MX_TILE
-    words, scales = [], []
-    for e in range(E):
-        x = np.asarray(w[e], dtype=np.float32).reshape(nt, 4, PMAX, H)  # t q p h
-        x = x.transpose(0, 3, 2, 1)  # t h p q
-        wd, sc = _quantize_pack(x, wf)  # [nt, H, 128], [nt, H, 16]
-        words.append(wd.transpose(2, 0, 1))
-        scales.append(sc.transpose(2, 0, 1))
-    return np.ascontiguousarray(np.stack(words)), np.ascontiguousarray(np.stack(scales))
+    packed = [pack_down_expert(w[e], wf) for e in range(w.shape[0])]
+    return (
+        np.ascontiguousarray(np.stack([p[0] for p in packed])),
+        np.ascontiguousarray(np.stack([p[1] for p in packed])),
+    )
 
 
 def unpack_down(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
@@ -185,11 +197,15 @@ def moe_cte_mx_golden(
     the weights dequantized from their MX form and the hidden states (after PRE_SCALE)
     and ``act(gate) * up`` rounded to bf16 and MXFP8-quantized where the kernel does it."""
     wf = weight_format(options.mx_weights)
-    return moe_cte_golden(
+    w_gu, s_gu = arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"]
+    w_d, s_d = arrays["down_proj_weight"], arrays["down_proj_scale"]
+    E, _, _, kt4, I = w_gu.shape  # noqa: E741
+    H = kt4 * MX_TILE
+    return moe_cte_golden(  # the weights dequantized one expert at a time
         arrays["hidden_states"],
         arrays["expert_affinities_masked"],
-        unpack_gate_up(arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"], wf),
-        unpack_down(arrays["down_proj_weight"], arrays["down_proj_scale"], wf),
+        PerExpert((E, H, 2, I), lambda e: unpack_gate_up(w_gu[e : e + 1], s_gu[e : e + 1], wf)[0]),
+        PerExpert((E, I, H), lambda e: unpack_down(w_d[e : e + 1], s_d[e : e + 1], wf)[0]),
         arrays["token_position_to_id"],
         arrays["block_to_expert"],
         quantize_hidden=fake_quantize_hidden,
@@ -215,25 +231,40 @@ def make_mx_inputs(
     live_blocks: int | None = None,
 ) -> MoECTEInputs:
     """Routed random inputs for an MX kernel: the bf16 twin's inputs (same routing,
-    hidden states, affinities, biases for the same seed) with the dense weights packed
-    into the MX layouts (:func:`pack_gate_up`, :func:`pack_down`); the dense weights are
-    kept in ``extra["dense_gate_up"]`` / ``extra["dense_down"]`` for the fp32 golden."""
+    hidden states, affinities, biases for the same seed) with the twin's dense weights
+    (:func:`expert_weights` in the IO dtype) packed into the MX layouts one expert at a
+    time (:func:`pack_gate_up_expert`, :func:`pack_down_expert`) straight into the
+    kernel's arrays. The dense weights are not kept: ``extra["dense_gate_up"]`` /
+    ``extra["dense_down"]`` are :class:`PerExpert` views that draw an expert again from
+    its seed, for the fp32 golden."""
     impl = spec.implementation
     twin = MoECTESpec(
         MoECTEImplementation[_TWIN[impl.name]],
         shard_on_I=spec.shard_on_I if not impl.shards_on_block else None,
     )
-    base = make_inputs(
-        twin, sizes, replace(options, mx_weights="fp8_e4m3fn"), None, seed, live_blocks
-    )
+    twin_options = replace(options, mx_weights="fp8_e4m3fn")
+    base = make_inputs(twin, sizes, twin_options, None, seed, live_blocks, with_weights=False)
     wf = weight_format(options.mx_weights)
     arrays = dict(base.arrays)
-    dense_gu = arrays.pop("gate_up_proj_weight").astype(np.float32)
-    dense_d = arrays.pop("down_proj_weight").astype(np.float32)
-    arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"] = pack_gate_up(dense_gu, wf)
-    arrays["down_proj_weight"], arrays["down_proj_scale"] = pack_down(dense_d, wf)
+    args = {a.name: a for a in kernel_arguments(spec, sizes, options)}
+    for name in ("gate_up_proj_weight", "gate_up_proj_scale", "down_proj_weight"):
+        arrays[name] = np.empty(args[name].shape, args[name].numpy_dtype)
+    arrays["down_proj_scale"] = np.empty(args["down_proj_scale"].shape, np.uint8)
+    H, I, E = sizes.hidden, sizes.intermediate, sizes.experts  # noqa: E741
+    io = DTYPES[options.dtype][1]
+
+    def dense(e: int) -> tuple[np.ndarray, np.ndarray]:
+        gu, d = expert_weights(seed, e, H, I)
+        return gu.astype(io).astype(np.float32), d.astype(io).astype(np.float32)
+
+    for e in range(E):
+        gu, d = dense(e)
+        arrays["gate_up_proj_weight"][e], arrays["gate_up_proj_scale"][e] = pack_gate_up_expert(
+            gu, wf
+        )
+        arrays["down_proj_weight"][e], arrays["down_proj_scale"][e] = pack_down_expert(d, wf)
     active = base.active_blocks
-    names = {a.name for a in kernel_arguments(spec, sizes, options)}
+    names = set(args)
     N = sizes.blocks
     if impl == MoECTEImplementation.shard_on_block_mx:
         live = base.real_blocks if live_blocks is None else live_blocks
@@ -249,7 +280,10 @@ def make_mx_inputs(
         arrays,
         base.real_blocks,
         active,
-        {"dense_gate_up": dense_gu, "dense_down": dense_d},
+        {
+            "dense_gate_up": PerExpert((E, H, 2, I), lambda e: dense(e)[0]),
+            "dense_down": PerExpert((E, I, H), lambda e: dense(e)[1]),
+        },
     )
 
 
@@ -274,8 +308,8 @@ def dense_golden_for(
     a = inputs.arrays
     gu = inputs.extra["dense_gate_up"]
     d = inputs.extra["dense_down"]
-    assert isinstance(gu, np.ndarray)
-    assert isinstance(d, np.ndarray)
+    assert isinstance(gu, PerExpert)
+    assert isinstance(d, PerExpert)
     return moe_cte_golden(
         a["hidden_states"],
         a["expert_affinities_masked"],
@@ -297,7 +331,9 @@ __all__ = [
     "moe_cte_mx_golden",
     "mx_golden_for",
     "pack_down",
+    "pack_down_expert",
     "pack_gate_up",
+    "pack_gate_up_expert",
     "unpack_down",
     "unpack_gate_up",
 ]
