@@ -23,7 +23,13 @@ from mxdsl.kernels.moe_cte.mx_formats import weight_format
 from mxdsl.kernels.moe_cte.reference import make_inputs, moe_cte_mx_golden
 from mxdsl.kernels.moe_cte.reference.golden import PerExpert, moe_cte_golden
 from mxdsl.kernels.moe_cte.reference.inputs import expert_weights, golden_options
-from mxdsl.kernels.moe_cte.reference.mx import make_mx_inputs, unpack_down, unpack_gate_up
+from mxdsl.kernels.moe_cte.reference.mx import (
+    fake_quantize_hidden,
+    fake_quantize_intermediate,
+    make_mx_inputs,
+    unpack_down,
+    unpack_gate_up,
+)
 
 
 def test_the_weights_are_each_experts_own_stream():
@@ -55,12 +61,13 @@ def test_the_mx_golden_dequantizes_per_expert_with_the_same_result():
         unpack_down(a["down_proj_weight"], a["down_proj_scale"], wf),
         a["token_position_to_id"],
         a["block_to_expert"],
-        quantize_hidden=None,
+        quantize_hidden=fake_quantize_hidden,
+        quantize_intermediate=fake_quantize_intermediate,
         **golden_options(a, options, inputs.active_blocks, False),
     )
     lazy = moe_cte_mx_golden(a, options, active_blocks=inputs.active_blocks)
-    assert lazy.shape == eager.shape
-    assert not np.array_equal(lazy, eager)  # the MX golden also quantizes the activations
+    assert np.array_equal(lazy, eager)
+    assert np.count_nonzero(lazy) > 0
     dense = inputs.extra["dense_gate_up"]
     assert isinstance(dense, PerExpert)
     gu, _ = expert_weights(2, 1, 512, 1024)
