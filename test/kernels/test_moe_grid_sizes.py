@@ -134,3 +134,17 @@ def test_a_run_at_h7168_b512_matches_the_golden(impl: MoECTEImplementation) -> N
     out = _plane0(kernel.run(inputs.arrays)["output"], impl)[: sizes.tokens]
     assert relative_error(out.astype(np.float32), golden) < 1e-2
     assert np.count_nonzero(out[:, -512:]) > 0  # the last H chunk was written
+
+
+def test_the_grid_command_agrees_with_this_grid_and_runs_a_sample() -> None:
+    """mx-moe grid --nkilib (mxdsl/tools/moe_grid.py) walks the same sizes and options,
+    and its sample run (E 2, TopK 2, a few tokens) matches the golden."""
+    from mxdsl.tools import moe_grid
+
+    for impl in M:
+        assert list(moe_grid.grid_sizes(impl)) == sorted(
+            grid(impl), key=lambda s: (s.hidden, s.block_size, s.intermediate)
+        )
+        assert len(moe_grid.option_sets(impl)) == len(option_sets(impl))
+    error = moe_grid.sample_run(M.shard_on_i, MoECTESizes(3072, 1024, 64, 10240, 256, 8), 16)
+    assert 0 < error < 1e-2
