@@ -99,11 +99,20 @@ def _unpack_dequantize(words: np.ndarray, scale: np.ndarray, wf: MxWeightFormat)
 
 def pack_gate_up_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
     """One expert's dense ``[H, 2, I]`` -> (``[128, 2, kt4, I]`` containers,
-    ``[16, 2, kt4, I]`` uint8 scales)."""
+    ``[16, 2, kt4, I]`` uint8 scales), quantized 512 I columns of gate or up at a time
+    (the quantize temporaries stay small; MX blocks never span columns)."""
     H, _, I = w.shape  # noqa: E741
-    x = np.asarray(w, dtype=np.float32).reshape(4, H // MX_TILE, PMAX, 2, I)  # q t p g i
-    wd, sc = _quantize_pack(x.transpose(3, 1, 4, 2, 0), wf)  # g t i p q -> [.., 128|16]
-    return wd.transpose(3, 0, 1, 2), sc.transpose(3, 0, 1, 2)
+    kt4 = H // MX_TILE
+    words = np.empty((PMAX, 2, kt4, I), np.dtype(wf.container))
+    scales = np.empty((PMAX // 8, 2, kt4, I), np.uint8)
+    for g in range(2):
+        for i0 in range(0, I, MX_TILE):
+            i1 = min(i0 + MX_TILE, I)
+            x = np.asarray(w[:, g, i0:i1], dtype=np.float32).reshape(4, kt4, PMAX, i1 - i0)
+            wd, sc = _quantize_pack(x.transpose(1, 3, 2, 0), wf)  # t i p q -> [.., 128|16]
+            words[:, g, :, i0:i1] = wd.transpose(2, 0, 1)
+            scales[:, g, :, i0:i1] = sc.transpose(2, 0, 1)
+    return words, scales
 
 
 def pack_gate_up(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
@@ -129,11 +138,20 @@ def unpack_gate_up(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) ->
 
 
 def pack_down_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
-    """One expert's dense ``[I, H]`` -> (``[128, nt, H]`` containers, ``[16, nt, H]``)."""
+    """One expert's dense ``[I, H]`` -> (``[128, nt, H]`` containers, ``[16, nt, H]``),
+    quantized one 512-row I tile x 512 H columns at a time."""
     I, H = w.shape  # noqa: E741
-    x = np.asarray(w, dtype=np.float32).reshape(I // MX_TILE, 4, PMAX, H)  # t q p h
-    wd, sc = _quantize_pack(x.transpose(0, 3, 2, 1), wf)  # t h p q -> [nt, H, 128|16]
-    return wd.transpose(2, 0, 1), sc.transpose(2, 0, 1)
+    nt = I // MX_TILE
+    words = np.empty((PMAX, nt, H), np.dtype(wf.container))
+    scales = np.empty((PMAX // 8, nt, H), np.uint8)
+    for t in range(nt):
+        for h0 in range(0, H, MX_TILE):
+            h1 = min(h0 + MX_TILE, H)
+            x = np.asarray(w[t * MX_TILE : (t + 1) * MX_TILE, h0:h1], dtype=np.float32)
+            wd, sc = _quantize_pack(x.reshape(4, PMAX, h1 - h0).transpose(2, 1, 0), wf)
+            words[:, t, h0:h1] = wd.T  # [h, 128] -> [128, h]
+            scales[:, t, h0:h1] = sc.T
+    return words, scales
 
 
 def pack_down(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
