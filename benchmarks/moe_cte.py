@@ -24,7 +24,7 @@ the other way round). Defaults are the issue's sizes:
 
 The MX variants (shard_on_block_mx, shard_on_i_mx, shard_on_i_mx_hybrid) are timed
 against their MX-aware golden (weights dequantized from the MX layouts, activations
-MXFP8 round-tripped: ``mxdsl.kernels.moe_cte.mx_layouts.mx_golden_for``).
+MXFP8 round-tripped: ``mxdsl.kernels.moe_cte.reference.mx.mx_golden_for``).
 
 shard_on_i_dropping uses its own layout (N = E blocks of capacity B = T * TopK / E,
 rounded up to a multiple of 256). Small sizes for a quick look:
@@ -80,7 +80,7 @@ def pe_floor(sizes: Any, inputs: Any, k_tile: int, repeat: int) -> float:
     import ml_dtypes
     import numpy as np
 
-    from mxdsl.kernels.moe_cte.golden import routed_pairs
+    from mxdsl.kernels.moe_cte.reference.golden import routed_pairs
 
     arrays = inputs.arrays
     routed = routed_pairs(
@@ -127,11 +127,9 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         MoECTEOptions,
         MoECTESpec,
         build_moe_cte,
-        golden_for,
-        make_inputs,
         progress_bar,
-        relative_error,
     )
+    from mxdsl.kernels.moe_cte.reference import golden_for, make_inputs, relative_error
     from mxdsl.numerics.exact import EXACT_PATH
     from mxdsl.numerics.matmul import MATMUL_K_TILE, MX_MATMUL_K_TILE
 
@@ -142,7 +140,7 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
     kernel = build_moe_cte(spec, sizes, options)
     reference = golden_for
     if impl.is_mx:  # checked against the MX-aware golden (docs/moe-cte-mx.md)
-        from mxdsl.kernels.moe_cte.mx_layouts import make_mx_inputs, mx_golden_for
+        from mxdsl.kernels.moe_cte.reference.mx import make_mx_inputs, mx_golden_for
 
         inputs = make_mx_inputs(spec, sizes, options, seed=0)
         reference = mx_golden_for

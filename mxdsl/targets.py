@@ -8,6 +8,8 @@ take their figures from a :class:`Target`, selected with ``--target`` on the too
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 KIB = 1024
@@ -87,3 +89,23 @@ def get_target(name: str) -> Target:
             f"unknown target '{name}'; the modelled targets are {', '.join(TARGETS)}"
         )
     return target
+
+
+_ACTIVE: list[Target] = [DEFAULT_TARGET]
+
+
+def current_target() -> Target:
+    """The target the nisa verifiers check capacities against: :data:`DEFAULT_TARGET`
+    unless a tool's ``--target`` or :func:`use_target` selected another."""
+    return _ACTIVE[-1]
+
+
+@contextmanager
+def use_target(target: Target | str) -> Iterator[Target]:
+    """Make ``target`` (or the target of that name) current for the ``with`` body."""
+    chosen = get_target(target) if isinstance(target, str) else target
+    _ACTIVE.append(chosen)
+    try:
+        yield chosen
+    finally:
+        _ACTIVE.pop()

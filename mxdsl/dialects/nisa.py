@@ -93,6 +93,8 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from mxdsl.targets import current_target
+
 # ----------------------------------------------------------------------------- limits
 
 PMAX = 128
@@ -474,12 +476,14 @@ def _tile(op: IRDLOperation, role: str, value: SSAValue, spaces: Sequence[Memory
             f"{role} has {tile.partitions} partitions, "
             f"exceeding the {PMAX} partitions of {space.value}"
         )
-    capacity = PSUM_PARTITION_BYTES if space == MemorySpace.PSUM else SBUF_PARTITION_BYTES
+    target = current_target()  # mxdsl/targets.py: the capacities of --target
+    psum = space == MemorySpace.PSUM
+    capacity = target.psum_partition_bytes if psum else target.sbuf_partition_bytes
     dtype = tile.dtype
     if isinstance(dtype, FixedBitwidthType) and tile.free_size * dtype.size > capacity:
         raise VerifyException(
             f"{role} uses {tile.free_size * dtype.size} bytes per partition, "
-            f"exceeding the {capacity} bytes of one {space.value} partition"
+            f"exceeding the {capacity} bytes of one {target.name} {space.value} partition"
         )
     return tile
 
@@ -876,6 +880,16 @@ class NcMatmulOp(IRDLOperation):
         _matmul_dst(self, self.dst, m, n)
 
 
+def _needs_mx(op: IRDLOperation) -> None:
+    """MX instructions exist on the MX targets only (design.md: trn3, not trn2)."""
+    target = current_target()
+    if not target.has_mx:
+        raise VerifyException(
+            f"{op.name} is an MX instruction, which {target.name} ({target.core}) does not "
+            "have: select an MX target (--target trn3)"
+        )
+
+
 def _mx_data(op: IRDLOperation, role: str, value: SSAValue) -> _Tile:
     data = _tile(op, role, value, SBUF_ONLY)
     _rank2(op, data)
@@ -950,6 +964,7 @@ class NcMatmulMxOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
+        _needs_mx(self)
         stationary = _mx_data(self, "stationary", self.stationary)
         moving = _mx_data(self, "moving", self.moving)
         if stationary.partitions != moving.partitions:
@@ -993,6 +1008,7 @@ class QuantizeMxOp(IRDLOperation):
         super().__init__(operands=[dst, dst_scale, src])
 
     def verify_(self) -> None:
+        _needs_mx(self)
         src = _tile(self, "src", self.src, SBUF_ONLY)
         _rank2(self, src)
         if not isinstance(src.dtype, BFloat16Type | Float16Type):

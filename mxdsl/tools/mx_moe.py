@@ -6,6 +6,7 @@
     mx-moe run  [options] [-o RESULT.npz]
     mx-moe grid [options] [--implementations A,B] [--activations ...] [--scalings ...]
                 [--top-ks 1,2] [--dtypes bf16,f32]
+    mx-moe grid --nkilib [--implementations A,B] [--sample-tokens T]
 
 ``emit`` writes one variant's nisa IR (a ``func.func @main`` whose arguments are listed
 in a comment header); ``--write-inputs`` also writes seeded routed inputs for
@@ -14,8 +15,11 @@ runs it on 2 simulated cores with a progress bar over blocks on stderr, compares
 the dense numpy golden and prints the relative Frobenius error, the kernel's and the
 golden's time. ``grid`` runs every combination of the listed variants, activations,
 scaling modes, TopK values and IO dtypes at one set of sizes and prints one row per case
-(exit 1 if any disagrees with its golden). Invalid sizes or combinations are reported
-before any work (exit 1).
+(exit 1 if any disagrees with its golden); ``grid --nkilib`` builds nkilib's LNC2 grid
+instead (mxdsl/tools/moe_grid.py). ``--target trn3|trn2`` (default trn3) selects the
+modelled NeuronCore whose SBUF / PSUM the kernel must fit; ``emit`` states the kernel's
+peak bytes per partition against it in its header. Invalid sizes or combinations are
+reported before any work (exit 1).
 """
 
 from __future__ import annotations
@@ -54,17 +58,20 @@ from mxdsl.kernels.moe_cte import (  # noqa: E402
     ShardOnBlockConfig,
     ShardOnIConfig,
     build_moe_cte,
-    golden_for,
-    make_inputs,
     progress_bar,
-    relative_error,
     signature_text,
 )
-from mxdsl.kernels.moe_cte.mx_layouts import (  # noqa: E402
+from mxdsl.kernels.moe_cte.reference import (  # noqa: E402
+    golden_for,
+    make_inputs,
+    relative_error,
+)
+from mxdsl.kernels.moe_cte.reference.mx import (  # noqa: E402
     dense_golden_for,
     make_mx_inputs,
     mx_golden_for,
 )
+from mxdsl.targets import DEFAULT_TARGET, TARGETS, get_target  # noqa: E402
 from mxdsl.tools.diagnostics import (  # noqa: E402
     DefaultsHelpFormatter,
     check_writable,
@@ -278,6 +285,13 @@ def build_arg_parser() -> argparse.ArgumentParser:
             default="nisa",
             help="the IR to emit / run: nisa, or bir after lower-nisa-to-bir (docs/bir.md)",
         )
+        p.add_argument(
+            "--target",
+            choices=list(TARGETS),
+            default=DEFAULT_TARGET.name,
+            help=f"the modelled NeuronCore whose SBUF / PSUM the kernel must fit (default "
+            f"{DEFAULT_TARGET.name}; the MX variants need trn3)",
+        )
     emit.add_argument("-o", "--output", metavar="FILE", help="write the IR here (default stdout)")
     emit.add_argument(
         "--write-inputs",
@@ -298,12 +312,29 @@ def build_arg_parser() -> argparse.ArgumentParser:
         )
     bf16_family = [m.name for m in MoECTEImplementation if not m.is_mx]
     add_name_list(grid, "--implementations", [m.name for m in MoECTEImplementation], bf16_family)
+    grid.set_defaults(implementations=None)  # the bf16 family, or all seven with --nkilib
     add_name_list(grid, "--activations", list(ACTIVATIONS))
     add_name_list(grid, "--scalings", list(SCALINGS))
     grid.add_argument(
         "--top-ks", type=int_list, default=[1, 2], metavar="K,...", help="default 1,2"
     )
     add_name_list(grid, "--dtypes", ["bf16", "f32"])
+    grid.add_argument(
+        "--nkilib",
+        action="store_true",
+        help="instead: nkilib's LNC2 test grid (H 3072/4096/7168 x B x I, TopK 8, E 64) for "
+        "the listed --implementations (default all seven here), every size built with "
+        "every option combination and its footprint checked on its target (trn2 for the "
+        "bf16/fp8 variants, trn3 for MX); one row per size",
+    )
+    grid.add_argument(
+        "--sample-tokens",
+        type=int,
+        default=0,
+        metavar="T",
+        help="with --nkilib: also run each size once with T tokens (E 2, TopK 2, biases) "
+        "against its golden (default 0: build only)",
+    )
     return parser
 
 
@@ -456,6 +487,8 @@ def header(kernel, args: argparse.Namespace) -> str:  # noqa: ANN001
         f"mx-moe emit --implementation {kernel.spec.implementation.name}: H={s.hidden} "
         f"I={s.intermediate} E={s.experts} T={s.tokens} B={s.block_size} TopK={s.top_k} "
         f"N={s.blocks} dtype={kernel.options.dtype} gate_up_chunk={kernel.options.gate_up_chunk}",
+        f"target: {kernel.target.describe()}",
+        f"footprint: {kernel.footprint_text()}",
         "run: mx-run FILE --cores 2 --inputs IN.npz -o OUT.npz (outputs come back as argI)",
         *signature_text(kernel.arguments).splitlines(),
     ]
@@ -479,7 +512,7 @@ def build(args: argparse.Namespace):  # noqa: ANN201
     ``ToolError``."""
     spec, sizes, options, quant = problem(args)
     try:
-        kernel = build_moe_cte(spec, sizes, options, quant)
+        kernel = build_moe_cte(spec, sizes, options, quant, get_target(args.target))
     except (MoECTEConfigError, NotBuiltYetError) as err:
         raise ToolError(str(err)) from None
     except VerifyException as err:  # a size the kernel's ops refuse (e.g. an SBUF tile)
@@ -602,6 +635,9 @@ def check(kernel, inputs, progress) -> Checked:  # noqa: ANN001
 
 
 def run(args: argparse.Namespace, stdout: IO[str]) -> None:
+    if args.command == "grid" and args.nkilib:
+        run_nkilib(args, stdout)
+        return
     if args.command == "grid":
         run_grid(args, stdout)
         return
@@ -637,6 +673,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         f"{f' mx-weights={options.mx_weights}' if impl.is_mx else ''}",
         file=stdout,
     )
+    print(f"footprint: {kernel.footprint_text()}", file=stdout)
     progress = None if args.no_progress else make_progress(sum(inputs.active_blocks))
     checked = check(kernel, inputs, progress)
     if impl.is_mx:
@@ -673,6 +710,8 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
     """Every combination of the grid's lists at the given sizes and options: all the
     kernels are built first (a refused case stops the grid before any run), then each
     runs against its golden, one row per case."""
+    if args.implementations is None:
+        args.implementations = [m.name for m in MoECTEImplementation if not m.is_mx]
     lists = [getattr(args, plural) for plural, _ in GRID_AXES]
     if args.mx_weights and not any(MoECTEImplementation[i].is_mx for i in args.implementations):
         raise ToolError("--mx-weights applies to the MX variants only; the grid has none")
@@ -722,6 +761,20 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
     print(f"{len(kernels)} cases: {len(kernels) - failed} ok, {failed} failed", file=stdout)
     if failed:
         raise ToolError(f"{failed} of {len(kernels)} cases disagree with their golden")
+
+
+def run_nkilib(args: argparse.Namespace, stdout: IO[str]) -> None:
+    """``grid --nkilib`` (mxdsl/tools/moe_grid.py); exit 1 if a size is refused or a
+    sample run disagrees with its golden."""
+    from mxdsl.tools.moe_grid import run_nkilib_grid
+
+    if args.sample_tokens < 0:
+        raise ToolError(f"--sample-tokens must be >= 0, got {args.sample_tokens}")
+    names = args.implementations or [m.name for m in MoECTEImplementation]
+    rows, failed = run_nkilib_grid(names, args.sample_tokens, stdout)
+    print(f"{rows} sizes: {rows - failed} ok, {failed} failed", file=stdout)
+    if failed:
+        raise ToolError(f"{failed} of {rows} sizes of nkilib's grid failed")
 
 
 def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:

@@ -39,8 +39,12 @@
 // CHECK: nisa.nc_matmul {{.*}} accumulate
 // The output plane of this core: output[:, core, :].
 // CHECK: nisa.dma_copy %{{[0-9]+}}[%{{[0-9]+}} : memref<128x1xi32
-// Epilogue: barrier, plane 0 := plane 0 + plane 1, plane 1 := 0.
+// Epilogue: barrier, plane 0 := plane 0 + plane 1, plane 1 := 0 (one 512-column chunk
+// at a time from the zeroed output-row tile).
 // CHECK: nisa.core_barrier %[[OUT]]
 // CHECK: nisa.dma_compute %[[P0:[0-9]+]], (%[[P0]], %[[P1:[0-9]+]])
+// CHECK-NEXT: scf.for
 // CHECK-NEXT: %[[Z:[0-9]+]] = memref.subview
-// CHECK-NEXT: nisa.dma_copy %[[P1]], %[[Z]]
+// CHECK-NEXT: %[[H0:[0-9]+]] = arith.muli
+// CHECK-NEXT: %[[P1H:[0-9]+]] = memref.subview %[[P1]][0, %[[H0]]] [128, 512]
+// CHECK-NEXT: nisa.dma_copy %[[P1H]], %[[Z]]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mxdsl import numerics
-from mxdsl.kernels.moe_cte import independent_mx as ind
+from mxdsl.kernels.moe_cte.reference import independent_mx as ind
 from mxdsl.numerics import MxFormat
 
 RNG = np.random.default_rng(1515)

@@ -116,7 +116,7 @@ def test_spec_type_checked():
         ("shard_on_i", MoECTESizes(512, 256, 4, 100, 256, top_k=5), "top-k = 5"),
         ("shard_on_i_dropping", MoECTESizes(512, 256, 4, 100, 256, n_blocks=5), "N == E"),
         ("shard_on_i_dropping", MoECTESizes(512, 256, 4, 100, 1280, n_blocks=4), "1024"),
-        ("shard_on_i", MoECTESizes(8192, 4096, 4, 100, 1024), "per SBUF partition"),
+        ("shard_on_i", MoECTESizes(16384, 4096, 4, 100, 1024), "per SBUF partition"),
     ],
 )
 def test_invalid_sizes_refused(impl: str, sizes: MoECTESizes, message: str):

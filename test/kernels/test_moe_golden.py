@@ -14,11 +14,13 @@ from mxdsl.kernels.moe_cte import (
     MoECTESizes,
     MoECTESpec,
     QuantizationConfig,
+)
+from mxdsl.kernels.moe_cte.reference import (
     golden_for,
     make_inputs,
     relative_error,
 )
-from mxdsl.kernels.moe_cte.golden import activation
+from mxdsl.kernels.moe_cte.reference.golden import activation
 
 SIZES = MoECTESizes(hidden=512, intermediate=32, experts=4, tokens=20, block_size=128, top_k=2)
 

@@ -21,11 +21,13 @@ from mxdsl.kernels.moe_cte import (
     QuantizationConfig,
     ShardOnIConfig,
     build_moe_cte,
+)
+from mxdsl.kernels.moe_cte.reference import (
     golden_for,
     make_inputs,
     relative_error,
 )
-from mxdsl.kernels.moe_cte.golden import activation
+from mxdsl.kernels.moe_cte.reference.golden import activation
 
 VARIANTS = [m for m in MoECTEImplementation if not m.is_mx]
 SCALINGS = [

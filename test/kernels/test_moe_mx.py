@@ -19,10 +19,12 @@ from mxdsl.kernels.moe_cte import (
     ShardOnBlockConfig,
     ShardOnIConfig,
     build_moe_cte,
+)
+from mxdsl.kernels.moe_cte.mx_formats import MX_WEIGHT_FORMATS
+from mxdsl.kernels.moe_cte.reference import (
     relative_error,
 )
-from mxdsl.kernels.moe_cte.mx_layouts import (
-    MX_WEIGHT_FORMATS,
+from mxdsl.kernels.moe_cte.reference.mx import (
     dense_golden_for,
     down_i_index,
     gate_up_h_index,

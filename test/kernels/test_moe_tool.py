@@ -13,6 +13,8 @@ from mxdsl.kernels.moe_cte import (
     MoECTEOptions,
     MoECTESizes,
     MoECTESpec,
+)
+from mxdsl.kernels.moe_cte.reference import (
     golden_for,
     make_inputs,
     relative_error,

@@ -43,7 +43,7 @@ func.func @partitions(%a: memref<256x512xbf16, #nisa.mem<sbuf>>) {
 // -----
 
 func.func @psum_capacity(%a: memref<128x4097xf32, #nisa.mem<psum>>) {
-  // expected-error@+1 {{'nisa.memset' op dst uses 16388 bytes per partition, exceeding the 16384 bytes of one psum partition}}
+  // expected-error@+1 {{'nisa.memset' op dst uses 16388 bytes per partition, exceeding the 16384 bytes of one trn3 psum partition}}
   nisa.memset %a, 0.0 : memref<128x4097xf32, #nisa.mem<psum>>
   func.return
 }
@@ -51,7 +51,7 @@ func.func @psum_capacity(%a: memref<128x4097xf32, #nisa.mem<psum>>) {
 // -----
 
 func.func @sbuf_capacity(%a: memref<128x2x65536xf32, #nisa.mem<sbuf>>) {
-  // expected-error@+1 {{'nisa.memset' op dst uses 524288 bytes per partition, exceeding the 196608 bytes of one sbuf partition}}
+  // expected-error@+1 {{'nisa.memset' op dst uses 524288 bytes per partition, exceeding the 262144 bytes of one trn3 sbuf partition}}
   nisa.memset %a, 0.0 : memref<128x2x65536xf32, #nisa.mem<sbuf>>
   func.return
 }

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -13,14 +14,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 
-from mxdsl.dialects.nisa import (
-    PSUM_PARTITION_BYTES,
-    SBUF_PARTITION_BYTES,
-    MemorySpace,
-)
+from mxdsl.dialects.nisa import MemorySpace
 from mxdsl.kernels.moe_cte.interface import ArgSpec
 from mxdsl.kernels.moe_cte.ir import KernelBuilder
 from mxdsl.kernels.moe_cte.spec import (
+    BLOCK_SETS,
     MoECTEConfigError,
     MoECTEImplementation,
     MoECTEOptions,
@@ -31,6 +29,7 @@ from mxdsl.kernels.moe_cte.spec import (
     gate_up_chunk,
     gate_up_chunks,
 )
+from mxdsl.targets import Target, current_target, use_target
 
 CORES = 2  # every MoE-CTE kernel runs on an LNC2 pair
 
@@ -45,6 +44,19 @@ class MoECTEKernel:
     arguments: list[ArgSpec]
     progress_ops: list[Operation] = field(default_factory=list)
     blocks_per_progress_op: float = 1.0
+    target: Target = field(default_factory=current_target)
+    footprint: dict[MemorySpace, int] = field(default_factory=dict)
+    """Bytes per partition of all the kernel's SBUF / PSUM buffers (held together)."""
+
+    def footprint_text(self) -> str:
+        """``peak bytes per partition on trn3: SBUF 14880 of 262144 (5.7%), PSUM ...``
+        (every buffer is live for the whole kernel, so the peak is their sum)."""
+        parts = [
+            f"{space.value.upper()} {self.footprint.get(space, 0)} of {capacity} "
+            f"({100 * self.footprint.get(space, 0) / capacity:.1f}%)"
+            for space, capacity in on_chip_capacity(self.target).items()
+        ]
+        return f"peak bytes per partition on {self.target.name}: {', '.join(parts)}"
 
     @property
     def function_name(self) -> str:
@@ -118,25 +130,48 @@ def build_moe_cte(
     sizes: MoECTESizes,
     options: MoECTEOptions | None = None,
     quantization_config: QuantizationConfig | None = None,
+    target: Target | None = None,
 ) -> MoECTEKernel:
-    """Check the problem and build the chosen variant (see ``docs/moe-cte.md``)."""
+    """Check the problem and build the chosen variant for ``target`` (default: the
+    current target, trn3 unless selected otherwise; see ``docs/moe-cte.md``)."""
     if not isinstance(spec, MoECTESpec):
         raise MoECTEConfigError(f"spec must be a MoECTESpec, got {type(spec).__name__}")
+    target = target or current_target()
     options = options or MoECTEOptions()
     impl = spec.implementation
     check_problem(spec, sizes, options, quantization_config)
+    if impl.is_mx and not target.has_mx:
+        raise MoECTEConfigError(
+            f"{impl.name} uses MX instructions (nc_matmul_mx, quantize_mx), which "
+            f"{target.name} ({target.core}) does not have: build it for trn3, or use "
+            f"the non-MX variant {impl.name.replace('_mx', '')}"
+        )
+    with use_target(target):  # the IR is verified against the target's capacities
+        return _build(spec, sizes, options, quantization_config, target)
+
+
+def _build(
+    spec: MoECTESpec,
+    sizes: MoECTESizes,
+    options: MoECTEOptions,
+    quantization_config: QuantizationConfig | None,
+    target: Target,
+) -> MoECTEKernel:
+    impl = spec.implementation
     builder = _BUILDERS.get(impl)
     if builder is None:  # pragma: no cover - every member has a builder
         raise MoECTEConfigError(f"no builder for {impl.name}")
-    module, ffn = builder(spec, sizes, options, quantization_config)
-    if options.gate_up_chunk is None:  # shrink the gate/up weight chunk until all fits
-        default = gate_up_chunk(impl, sizes, options)
-        smaller = (c for c in gate_up_chunks(impl, sizes, options) if c < default)
-        while not _fits(ffn.kb) and (chunk := next(smaller, None)) is not None:
-            options = replace(options, gate_up_chunk=chunk)
-            module, ffn = builder(spec, sizes, options, quantization_config)
-    _check_footprint(ffn.kb, impl)
+    module = ffn = None
+    for candidate in _layouts(impl, sizes, options):  # preferred first, until one fits
+        module, ffn = builder(spec, sizes, candidate, quantization_config)
+        if _fits(ffn.kb, target):
+            break
+    assert module is not None
+    assert ffn is not None
+    _check_footprint(ffn.kb, impl, target)
     options = replace(options, gate_up_chunk=ffn.g.chunk)  # what was built
+    if impl.shards_on_block:
+        options = replace(options, block_sets=ffn.sets)
     weight = 0.5 if not impl.shards_on_block else 1.0  # I-shard: both cores see every block
     if impl == MoECTEImplementation.shard_on_i_dropping:
         weight /= max(sizes.block_size // min(sizes.block_size, 1024), 1)
@@ -149,16 +184,48 @@ def build_moe_cte(
         ffn.arg_specs,
         list(ffn.progress_ops),
         weight,
+        target,
+        {space: ffn.kb.footprint(space) for space in on_chip_capacity(target)},
     )
 
 
-def _fits(kb: KernelBuilder) -> bool:
-    return all(kb.footprint(space) <= capacity for space, capacity in ON_CHIP_CAPACITY.items())
+def _layouts(
+    impl: MoECTEImplementation, sizes: MoECTESizes, options: MoECTEOptions
+) -> Iterator[MoECTEOptions]:
+    """The buffer layouts to try, preferred first: for each number of block sets (block
+    shard: 3, 2, 1 unless ``block_sets`` is given), the gate/up weight chunks from the
+    default (at most 64 KiB per partition) down (unless ``gate_up_chunk`` is given).
+    Neither changes a result bit: only how many blocks are loaded ahead and how the
+    weights are DMA'd."""
+    sets: Sequence[int | None] = [options.block_sets]
+    if impl.shards_on_block and options.block_sets is None:
+        sets = BLOCK_SETS
+    for n in sets:
+        with_sets = replace(options, block_sets=n)
+        if options.gate_up_chunk is not None:
+            yield with_sets
+            continue
+        default = gate_up_chunk(impl, sizes, options)
+        for chunk in gate_up_chunks(impl, sizes, options):
+            if chunk <= default:
+                yield replace(with_sets, gate_up_chunk=chunk)
 
 
-def _check_footprint(kb: KernelBuilder, impl: MoECTEImplementation) -> None:
-    """The kernel's buffers must fit one SBUF / PSUM partition together."""
-    for space, capacity in ON_CHIP_CAPACITY.items():
+def on_chip_capacity(target: Target) -> dict[MemorySpace, int]:
+    """Bytes of one SBUF / PSUM partition of ``target`` (mxdsl/targets.py)."""
+    return {
+        MemorySpace.SBUF: target.sbuf_partition_bytes,
+        MemorySpace.PSUM: target.psum_partition_bytes,
+    }
+
+
+def _fits(kb: KernelBuilder, target: Target) -> bool:
+    return all(kb.footprint(space) <= cap for space, cap in on_chip_capacity(target).items())
+
+
+def _check_footprint(kb: KernelBuilder, impl: MoECTEImplementation, target: Target) -> None:
+    """The kernel's buffers must fit one SBUF / PSUM partition of the target together."""
+    for space, capacity in on_chip_capacity(target).items():
         total = kb.footprint(space)
         if total <= capacity:
             continue
@@ -168,16 +235,10 @@ def _check_footprint(kb: KernelBuilder, impl: MoECTEImplementation) -> None:
         listing = "; ".join(str(b) for b in buffers[:4])
         raise MoECTEConfigError(
             f"{impl.name} needs {total / 1024:.1f} KiB per {space.value.upper()} partition for "
-            f"its buffers, more than the {capacity // 1024} KiB of one partition (largest: "
-            f"{listing}): reduce H or the block size B"
+            f"its buffers, more than the {capacity // 1024} KiB of one {target.name} partition "
+            f"(largest: {listing}): reduce H or the block size B"
             + (", or use an I-shard variant" if impl.shards_on_block else "")
         )
-
-
-ON_CHIP_CAPACITY = {
-    MemorySpace.SBUF: SBUF_PARTITION_BYTES,
-    MemorySpace.PSUM: PSUM_PARTITION_BYTES,
-}
 
 
 def _build_block(*args: Any) -> Any:
@@ -210,9 +271,10 @@ _BUILDERS: dict[MoECTEImplementation, Callable[..., Any]] = {
 
 
 def progress_bar(total: float, stream: Any = None) -> Callable[[float], None]:
-    """A one-line text progress bar over blocks on stderr."""
+    """A one-line text progress bar over blocks on stderr, with the elapsed time and an
+    estimate of the time left (elapsed / blocks done x blocks left)."""
     out = stream or sys.stderr
-    state = {"last": -1}
+    state: dict[str, float] = {"last": -1, "start": time.monotonic()}
 
     def report(done: float) -> None:
         n = int(done)
@@ -222,10 +284,23 @@ def progress_bar(total: float, stream: Any = None) -> Callable[[float], None]:
         width = 30
         filled = int(width * min(n, total) / total) if total else width
         end = "\n" if n >= total else ""
-        out.write(f"\rblocks [{'#' * filled}{'.' * (width - filled)}] {n}/{int(total)}{end}")
+        elapsed = time.monotonic() - state["start"]
+        timing = f" {_clock(elapsed)}"
+        if 0 < n < total:
+            timing += f", ETA {_clock(elapsed / n * (total - n))}"
+        out.write(
+            f"\rblocks [{'#' * filled}{'.' * (width - filled)}] {n}/{int(total)}{timing}{end}"
+        )
         out.flush()
 
     return report
 
 
-__all__ = ["CORES", "MoECTEKernel", "build_moe_cte", "progress_bar"]
+def _clock(seconds: float) -> str:
+    """``m:ss`` (or ``h:mm:ss``)."""
+    s = int(seconds + 0.5)
+    h, rest = divmod(s, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+__all__ = ["CORES", "MoECTEKernel", "build_moe_cte", "on_chip_capacity", "progress_bar"]

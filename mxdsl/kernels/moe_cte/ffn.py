@@ -10,10 +10,12 @@ For one block (or a chunk of a block's rows) routed to expert ``e``, over the pa
    128-row H tiles (two I tiles at a time where they fit: ``gate_up_pair``), then fp8
    dequant scale and bias (one ``activation(copy)``), clamps, ``act(gate) * up`` into
    the intermediate ``inter[i, token]`` (the down contraction dim on partitions);
-3. ``down``: ``h[token, :] = inter^T @ Wd[e]`` accumulated over I tiles, times the fp8
-   down scale, into an f32 accumulator ``acc[token, H]`` (token tiles of 128 rows);
-4. ``finish_tile``: down bias, checkpoint, POST_SCALE affinity, and the scatter into the
-   output rows (read-modify-write add when accumulating, else overwrite).
+3. ``down``: one 512-column H chunk at a time (one PSUM bank of f32), ``h[token, h0 :
+   h0 + 512] = inter^T @ Wd[e][:, h0 : h0 + 512]`` accumulated over I tiles, times the fp8
+   down scale, into the f32 chunk ``acc[token, 512]`` of every token tile, then
+4. ``finish_tile`` on that chunk: down bias, checkpoint, POST_SCALE affinity, and the
+   scatter into the output rows' columns (read-modify-write add when accumulating, else
+   overwrite) — so nothing H-wide but the hidden states is held (nkilib's tiling).
 
 Loops stay ``scf.for`` loops; tiles are the hardware's: K <= 128 partitions, stationary
 free <= 128, moving free <= 512 (one PSUM bank).
@@ -166,28 +168,26 @@ class BlockFFN:
         self.aidx = kb.alloc([PMAX, 1], i32)
         self.e_i = kb.alloc([PMAX], i32)
         self.e_f = kb.alloc([PMAX], f32)
-        self.x = kb.alloc([PMAX, g.H], io, what="the gathered hidden rows")
-        self.x3 = kb.expand(self.x, [[PMAX], [g.kt, PMAX]])  # the same, in 128-column tiles
+        # one 512-column H chunk of a token tile's gathered rows, in 128-column tiles
+        self.x = kb.alloc([PMAX, PSUM_FMAX], io, what="the gathered hidden rows (H chunk)")
+        self.x3 = kb.expand(self.x, [[PMAX], [PSUM_FMAX // PMAX, PMAX]])
         self.tp = kb.alloc([PMAX, PMAX], io, S.PSUM)
         self.xT = kb.alloc([PMAX, self.sets, g.kt, g.Bc], io, what="the transposed hidden states")
         self.wgu = kb.alloc([PMAX, g.kt, 2, g.chunk], io, what="the gate/up weight chunk")
-        # Wd[i, one 512-column H tile]
-        self.wd = kb.alloc([g.it, g.n_it, PSUM_FMAX], io, what="the down-projection weights")
+        # Wd[one I tile, one 512-column H tile], streamed per pass
+        self.wd = kb.alloc([g.it, PSUM_FMAX], io, what="the down-projection weight tile")
         self.pg = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.pu = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.gs = kb.alloc([g.it, g.Bm], f32)
         self.us = kb.alloc([g.it, g.Bm], f32) if self.up_leaves_psum else None
         self.inter = kb.alloc([g.it, g.n_it, g.Bc], io, what="the intermediate act(gate) * up")
         self.pd = [kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM) for _ in range(self.down_group)]
-        self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
-        self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
+        self._allocate_down_chunk()
         if self.fp8:
             self.gsc = kb.alloc([g.it, 2 * self.gate_up_pair], f32)
-            self.dsc = kb.alloc([PMAX, g.H], f32, what="the down-projection fp8 scales")
+            self.dsc = kb.alloc([PMAX, PSUM_FMAX], f32, what="the down fp8 scales (H chunk)")
         if self.bias:
             self.gb = kb.alloc([g.it, 2 * self.gate_up_pair], f32)
-            # the bias rows in the io dtype they arrive in (the engines add in f32)
-            self.db = kb.alloc([PMAX, g.H], io, what="the down-projection bias")
         if self.aff_on_i:
             self.ones = kb.alloc([1, g.it], f32)
             kb.emit(nisa.MemsetOp(self.ones, 1.0))
@@ -195,6 +195,14 @@ class BlockFFN:
             self.tp1 = kb.alloc([1, PMAX], f32, S.PSUM)
             self.prow = kb.alloc([g.it, g.Bm], f32, S.PSUM)
             self.arow = kb.alloc([g.it, g.Bc], f32)
+
+    def _allocate_down_chunk(self) -> None:
+        """The buffers of one 512-column H chunk of the down projection and output."""
+        kb, g, io = self.kb, self.g, self.io
+        self.acc = kb.alloc([PMAX, g.nbt, PSUM_FMAX], f32, what="the down-projection H chunk")
+        self.otile = kb.alloc([PMAX, PSUM_FMAX], io, what="the output rows (H chunk)")
+        if self.bias:  # the bias rows in the io dtype they arrive in (engines add in f32)
+            self.db = kb.alloc([PMAX, PSUM_FMAX], io, what="the down bias (H chunk)")
 
     # ------------------------------------------------------- block expert
 
@@ -232,23 +240,26 @@ class BlockFFN:
     def load_tokens(self, s: Index, row0: Index) -> None:
         """Token ids ``token_position_to_id[row0 : row0 + Bc]``, affinities, and the
         hidden rows into buffer set ``s`` (needs ``e_f`` for affinities), one 128-row
-        token tile at a time: gathered by :meth:`gather_token_tile`, then laid out for
-        the gate/up matmul by :meth:`stage_token_tile`."""
-        with self.kb.loop(0, self.g.nbt) as j:
-            j0 = self.gather_token_tile(s, row0, j)
-            self.stage_token_tile(s, j0)
+        token tile at a time: ids and affinities by :meth:`gather_token_ids`, then per
+        512-column H chunk the rows gathered (:meth:`gather_rows`) and transposed into
+        ``xT`` (:meth:`stage_token_chunk`), so only one chunk of rows is held."""
+        kb = self.kb
+        with kb.loop(0, self.g.nbt) as j:
+            j0 = self.gather_token_ids(s, row0, j)
+            with kb.loop(0, self.g.nhc) as hc:
+                h0 = kb.mul(hc, PSUM_FMAX)
+                self.gather_rows(s, j, self.x, h0, PSUM_FMAX)
+                self.stage_token_chunk(s, j0, hc)
         if self.aff_on_i:
             self._affinity_rows(s)
 
-    def gather_token_tile(self, s: Index, row0: Index, j: Index) -> Index:
-        """Token tile ``j``: its ids, its hidden rows into ``x`` (indirect DMA), its
-        affinities (and the PRE_SCALE multiply); returns the tile's first row ``j * 128``."""
+    def gather_token_ids(self, s: Index, row0: Index, j: Index) -> Index:
+        """Token tile ``j``: its ids and its affinities; returns its first row ``j * 128``."""
         kb, g = self.kb, self.g
         ids = kb.view(self.ids, [0, s, j], [PMAX, 1, 1], drop=[1])
         j0 = kb.mul(j, PMAX)
         src = kb.view(self.arg["token_position_to_id"], [kb.add(row0, j0)], [PMAX])
         kb.emit(nisa.DmaCopyOp(ids, src))
-        kb.emit(nisa.DmaCopyOp(self.x, self.arg["hidden_states"], src_index=ids))
         if not self.needs_affinity:
             return j0
         affc = kb.view(self.affc, [0, s, j], [PMAX, 1, 1], drop=[1])
@@ -256,16 +267,30 @@ class BlockFFN:
             nisa.TensorScalarOp(self.aidx, ids, AluOp.MULTIPLY, kb.f32(g.E), AluOp.ADD, self.e_f)
         )
         kb.emit(nisa.DmaCopyOp(affc, self.arg["expert_affinities_masked"], src_index=self.aidx))
-        if self.pre_scale:
-            kb.emit(nisa.TensorScalarOp(self.x, self.x, AluOp.MULTIPLY, affc))
         return j0
 
-    def stage_token_tile(self, s: Index, j0: Index) -> None:
-        """The gathered rows ``x`` transposed (H onto partitions) into ``xT``."""
+    def gather_rows(self, s: Index, j: Index, dst: SSAValue, h0: Index, width: int) -> None:
+        """Columns ``h0 .. h0 + width`` of token tile ``j``'s hidden rows into ``dst``
+        (indirect DMA by its ids), times the affinity under PRE_SCALE."""
         kb, g = self.kb, self.g
-        with kb.loop(0, g.kt) as k:
-            xk = kb.view(self.x3, [0, k, 0], [PMAX, 1, PMAX], drop=[1])
+        ids = kb.view(self.ids, [0, s, j], [PMAX, 1, 1], drop=[1])
+        src = self.arg["hidden_states"]
+        if width != g.H:
+            src = kb.view(src, [0, h0], [g.T + 1, width])
+        kb.emit(nisa.DmaCopyOp(dst, src, src_index=ids))
+        if self.pre_scale:
+            affc = kb.view(self.affc, [0, s, j], [PMAX, 1, 1], drop=[1])
+            kb.emit(nisa.TensorScalarOp(dst, dst, AluOp.MULTIPLY, affc))
+
+    def stage_token_chunk(self, s: Index, j0: Index, hc: Index) -> None:
+        """The gathered chunk ``x`` (H chunk ``hc``) transposed, H onto partitions, into
+        its 4 H tiles of ``xT``."""
+        kb = self.kb
+        per_chunk = PSUM_FMAX // PMAX
+        with kb.loop(0, per_chunk) as kk:
+            xk = kb.view(self.x3, [0, kk, 0], [PMAX, 1, PMAX], drop=[1])
             kb.emit(nisa.NcTransposeOp(self.tp, xk))
+            k = kb.add(kb.mul(hc, per_chunk), kk)
             dst = kb.view(self.xT, [0, s, k, j0], [PMAX, 1, 1, PMAX], drop=[1, 2])
             kb.emit(nisa.TensorCopyOp(dst, self.tp))
 
@@ -461,24 +486,25 @@ class BlockFFN:
 
     # ------------------------------------------------------------ 3. down
 
-    def down(self, e: Index, i0: Index) -> None:
-        """``acc[token, :] = inter^T @ Wd[e][i0 : i0 + Ic]`` (times the fp8 down scale),
-        one 512-column H tile of Wd at a time (:meth:`_load_down_weights`), K passes over
-        I tiles (:meth:`_down_passes`) per 128-row token tile, :attr:`down_group` token
-        tiles at a time (one PSUM tile each) so that each Wd tile feeds that many passes
-        in a row."""
+    def down(self, e: Index, i0: Index, finish: Callable[[Index], None]) -> None:
+        """Per 512-column H chunk ``h0`` (one PSUM bank of f32): ``acc[token, :] =
+        inter^T @ Wd[e][i0 : i0 + Ic, h0 : h0 + 512]`` (times the fp8 down scale) for
+        every token tile, then ``finish(h0)`` takes the chunk to the output. K passes
+        over I tiles (:meth:`_down_passes`) per 128-row token tile, :attr:`down_group`
+        token tiles at a time (one PSUM tile each) so that each Wd tile feeds that many
+        passes in a row. Only the chunk's Wd columns, scales and bias are loaded."""
         kb, g = self.kb, self.g
-        if self.fp8:
-            row = kb.view(self.arg["down_proj_scale"], [e, 0, 0], [1, 1, g.H], drop=[0])
-            kb.emit(nisa.DmaCopyOp(self.dsc, row, src_index=self.zidx))
-        if self.bias:
-            row = kb.view(self.arg["down_proj_bias"], [e, 0], [1, g.H])
-            kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
         group = self.down_group
         psums = self.pd
         with kb.loop(0, g.nhc) as hc:  # 512-column H tiles: stream that slice of Wd
             h0 = kb.mul(hc, PSUM_FMAX)
             self._load_down_weights(e, i0, h0)
+            if self.fp8:
+                row = kb.view(self.arg["down_proj_scale"], [e, 0, h0], [1, 1, PSUM_FMAX], drop=[0])
+                kb.emit(nisa.DmaCopyOp(self.dsc, row, src_index=self.zidx))
+            if self.bias:
+                row = kb.view(self.arg["down_proj_bias"], [e, h0], [1, PSUM_FMAX])
+                kb.emit(nisa.DmaCopyOp(self.db, row, src_index=self.zidx))
             with kb.loop(0, g.nbt // group) as tg:  # `group` token tiles share each Wd tile
                 tiles = [kb.add(kb.mul(tg, group), j) for j in range(group)]
                 rows = [kb.mul(bt, PMAX) for bt in tiles]
@@ -488,12 +514,12 @@ class BlockFFN:
                     with kb.loop(t0, t1) as t:
                         self._down_passes(psums, t, rows, accumulate)
                 for bt, psum in zip(tiles, psums, strict=True):
-                    dst = kb.view(self.acc, [0, bt, h0], [PMAX, 1, PSUM_FMAX], drop=[1])
+                    dst = self.acc_tile(bt)
                     if self.fp8:
-                        scale = kb.view(self.dsc, [0, h0], [PMAX, PSUM_FMAX])
-                        kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, psum, scale))
+                        kb.emit(nisa.TensorTensorOp(dst, AluOp.MULTIPLY, psum, self.dsc))
                     else:
                         kb.emit(nisa.TensorCopyOp(dst, psum))
+            finish(h0)
 
     @property
     def down_group(self) -> int:
@@ -507,55 +533,58 @@ class BlockFFN:
         return self.g.n_it
 
     def _load_down_weights(self, e: Index, i0: Index, h0: Index) -> None:
-        """``Wd[e][i0 : i0 + Ic, h0 : h0 + 512]`` into ``wd``, one I tile per DMA."""
-        kb, g = self.kb, self.g
-        wd = self.arg["down_proj_weight"]
-        with kb.loop(0, g.n_it) as t:
-            src = kb.view(wd, [e, kb.add(i0, kb.mul(t, g.it)), h0], [1, g.it, PSUM_FMAX])
-            dst = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
-            kb.emit(nisa.DmaCopyOp(dst, src))
+        """Nothing per H chunk: :meth:`_down_passes` streams one Wd tile per pass group."""
+        self._down_weights = (e, i0, h0)
 
     def _down_passes(
         self, psums: list[SSAValue], t: Index, rows: list[Index], accumulate: bool
     ) -> None:
         """I tile ``t`` of the down projection of the token tiles at ``rows``, one PSUM
-        tile each; they share the Wd tile (the moving operand)."""
+        tile each; they share the Wd tile ``Wd[e][i0 + t * it, h0 : h0 + 512]`` (the
+        moving operand), loaded here."""
         kb, g = self.kb, self.g
-        moving = kb.view(self.wd, [0, t, 0], [g.it, 1, PSUM_FMAX], drop=[1])
+        e, i0, h0 = self._down_weights
+        src = kb.view(
+            self.arg["down_proj_weight"], [e, kb.add(i0, kb.mul(t, g.it)), h0], [1, g.it, PSUM_FMAX]
+        )
+        kb.emit(nisa.DmaCopyOp(self.wd, kb.view(src, [0, 0, 0], [1, g.it, PSUM_FMAX], drop=[0])))
         for psum, b0 in zip(psums, rows, strict=True):
             stationary = kb.view(self.inter, [0, t, b0], [g.it, 1, PMAX], drop=[1])
-            kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
+            kb.emit(nisa.NcMatmulOp(psum, stationary, self.wd, accumulate=accumulate))
 
     # ------------------------------------------------------ 4. finish
 
     def acc_tile(self, bt: Index) -> SSAValue:
-        return self.kb.view(self.acc, [0, bt, 0], [PMAX, 1, self.g.H], drop=[1])
+        """Token tile ``bt`` of the current H chunk: f32 ``[128, 512]``."""
+        return self.kb.view(self.acc, [0, bt, 0], [PMAX, 1, PSUM_FMAX], drop=[1])
 
     def finish_tile(
-        self, s: Index, bt: Index, h: SSAValue, plane: SSAValue, b: Index, row0: Index
+        self, s: Index, bt: Index, h: SSAValue, plane: SSAValue, b: Index, row0: Index, h0: Index
     ) -> None:
         """Bias, checkpoint, POST_SCALE and the scatter of token tile ``bt`` (its values
-        ``h``, f32 [128, H]) into the output ``plane`` ([T + 1, H])."""
+        ``h``, f32 [128, 512], the H chunk at column ``h0``) into the output ``plane``
+        ([T + 1, H]), columns ``h0 .. h0 + 512`` of the tile's rows."""
         kb, g = self.kb, self.g
         if self.bias:
             kb.emit(nisa.TensorTensorOp(h, AluOp.ADD, h, self.db))
         if self.ckpt:
             dst = kb.view(
                 self.arg["down_activations"],
-                [b, kb.add(row0, kb.mul(bt, PMAX)), 0],
-                [1, PMAX, g.H],
+                [b, kb.add(row0, kb.mul(bt, PMAX)), h0],
+                [1, PMAX, PSUM_FMAX],
             )
             kb.emit(nisa.DmaCopyOp(dst, h))
         ids = kb.view(self.ids, [0, s, bt], [PMAX, 1, 1], drop=[1])
         if self.post_scale:
             affc = kb.view(self.affc, [0, s, bt], [PMAX, 1, 1], drop=[1])
             kb.emit(nisa.TensorScalarOp(h, h, AluOp.MULTIPLY, affc))
+        columns = kb.view(plane, [0, h0], [g.T + 1, PSUM_FMAX])
         if self.accumulate:
-            kb.emit(nisa.DmaCopyOp(self.otile, plane, src_index=ids))
+            kb.emit(nisa.DmaCopyOp(self.otile, columns, src_index=ids))
             kb.emit(nisa.TensorTensorOp(self.otile, AluOp.ADD, self.otile, h))
-            kb.emit(nisa.DmaCopyOp(plane, self.otile, dst_index=ids))
+            kb.emit(nisa.DmaCopyOp(columns, self.otile, dst_index=ids))
         else:
-            kb.emit(nisa.DmaCopyOp(plane, h, dst_index=ids))
+            kb.emit(nisa.DmaCopyOp(columns, h, dst_index=ids))
 
     # ------------------------------------------------- output helpers
 
@@ -579,6 +608,14 @@ class BlockFFN:
         self.kb.emit(nisa.MemsetOp(self.otile, 0.0))
         return self.otile
 
+    def copy_zero_rows(self, zeros: SSAValue, dst: Callable[[Index], SSAValue], n: int) -> None:
+        """Zero ``n`` output rows one 512-column chunk at a time: ``dst(h0)`` is the
+        ``[n, 512]`` destination of the chunk at column ``h0``."""
+        kb = self.kb
+        with kb.loop(0, self.g.nhc) as hc:
+            src = kb.view(zeros, [0, 0], [n, PSUM_FMAX])
+            kb.emit(nisa.DmaCopyOp(dst(kb.mul(hc, PSUM_FMAX)), src))
+
     def zero_output(self, core: SSAValue) -> None:
         """Each core zeroes its row tiles of the output (every plane)."""
         kb, g = self.kb, self.g
@@ -588,13 +625,14 @@ class BlockFFN:
         planes = shape[1] if len(shape) == 3 else 1
 
         def body(r: Index, n: int) -> None:
-            src = kb.view(zeros, [0, 0], [n, g.H])
             for p in range(planes):
-                if planes == 1:
-                    dst = kb.view(out, [r, 0], [n, g.H])
-                else:
-                    dst = kb.view(out, [r, p, 0], [n, 1, g.H], drop=[1])
-                kb.emit(nisa.DmaCopyOp(dst, src))
+
+                def dst(h0: Index, p: int = p) -> SSAValue:
+                    if planes == 1:
+                        return kb.view(out, [r, h0], [n, PSUM_FMAX])
+                    return kb.view(out, [r, p, h0], [n, 1, PSUM_FMAX], drop=[1])
+
+                self.copy_zero_rows(zeros, dst, n)
 
         self.for_core_row_tiles(core, g.T + 1, body)
 

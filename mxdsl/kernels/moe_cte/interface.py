@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from mxdsl.dialects.nisa import MemorySpace, tile_type
+from mxdsl.kernels.moe_cte.mx_formats import weight_format
 from mxdsl.kernels.moe_cte.spec import (
     BLOCK_FAMILY,
     MoECTEImplementation,
@@ -137,8 +138,6 @@ def mx_kernel_arguments(
     """The MX variants' arguments: x4 weights as integer alternates in nkilib's HBM
     layouts with their E8M0 (uint8) scales (``docs/moe-cte-mx.md``); conditions for
     shard_on_block_mx and shard_on_i_mx_hybrid; block-shard output planes ``[2, T+1, H]``."""
-    from mxdsl.kernels.moe_cte.mx_layouts import weight_format
-
     H, I, E, T, B, N = (  # noqa: E741
         sizes.hidden,
         sizes.intermediate,

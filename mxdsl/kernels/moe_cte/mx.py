@@ -44,7 +44,7 @@ from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import AluOp, MemorySpace, OobMode
 from mxdsl.kernels.moe_cte.ffn import BlockFFN, ITile
 from mxdsl.kernels.moe_cte.ir import Index
-from mxdsl.kernels.moe_cte.mx_layouts import MX_TILE, SCALE_ROWS, weight_format
+from mxdsl.kernels.moe_cte.mx_formats import MX_TILE, SCALE_ROWS, weight_format
 from mxdsl.kernels.moe_cte.spec import (
     PMAX,
     MoECTEOptions,
@@ -134,12 +134,9 @@ class MxBlockFFN(BlockFFN):
         )
         self.isc = kb.alloc([PMAX, self.nt, g.Bc], ui8)
         self.pd = [kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM) for _ in range(self.down_group)]
-        self.acc = kb.alloc([PMAX, g.nbt, g.H], f32, what="the down-projection accumulator")
-        self.otile = kb.alloc([PMAX, g.H], io, what="the output rows")
+        self._allocate_down_chunk()
         if self.bias:
             self.gb = kb.alloc([PMAX, 2 * self.gate_up_pair], f32)
-            # the bias rows in the io dtype they arrive in (the engines add in f32)
-            self.db = kb.alloc([PMAX, g.H], io, what="the down-projection bias")
         if self.aff_on_i:
             self.ones = kb.alloc([1, PMAX], f32)
             kb.emit(nisa.MemsetOp(self.ones, 1.0))
@@ -191,9 +188,21 @@ class MxBlockFFN(BlockFFN):
 
     # --------------------------------------------------- 1. load tokens
 
+    def load_tokens(self, s: Index, row0: Index) -> None:
+        """:meth:`BlockFFN.load_tokens` with whole-H rows (the MX geometry reads
+        ``h = q H/4 + t 128 + p`` across all of H): ids and affinities, the rows, then
+        :meth:`stage_token_tile`."""
+        kb = self.kb
+        with kb.loop(0, self.g.nbt) as j:
+            j0 = self.gather_token_ids(s, row0, j)
+            self.gather_rows(s, j, self.x, 0, self.g.H)
+            self.stage_token_tile(s, j0)
+        if self.aff_on_i:
+            self._affinity_rows(s)
+
     def stage_token_tile(self, s: Index, j0: Index) -> None:
-        """The gathered rows (see :meth:`BlockFFN.gather_token_tile`) transposed into
-        ``[p, token, q]`` per 512-row H tile and quantized to float8_e4m3fn_x4."""
+        """The gathered rows transposed into ``[p, token, q]`` per 512-row H tile and
+        quantized to float8_e4m3fn_x4."""
         kb = self.kb
         with kb.loop(0, self.kt4) as t:
             for q in range(4):
@@ -312,7 +321,8 @@ def build_shard_on_block_mx(
     ``live = min(sum(conditions), n_static + n_dynamic_blocks)`` (core c takes blocks
     ``n_static + c, n_static + c + 2, ...``); per-core output planes ``[2, T+1, H]``
     summed into plane 0 at the end (TopK > 1)."""
-    ffn = MxBlockFFN(spec, sizes, options, quantization, "main", sets=BLOCK_PARALLEL_FACTOR)
+    sets = options.block_sets or BLOCK_PARALLEL_FACTOR  # blocks loaded ahead per group
+    ffn = MxBlockFFN(spec, sizes, options, quantization, "main", sets=sets)
     kb, g = ffn.kb, ffn.g
     out = ffn.arg["output"]
     core = kb.emit(nisa.ProgramIdOp()).results[0]
@@ -326,7 +336,11 @@ def build_shard_on_block_mx(
 
     def zero(r: Index, n: int) -> None:
         for p in range(2 if planes else 1):
-            kb.emit(nisa.DmaCopyOp(plane_rows(p, r, n), kb.view(zeros, [0, 0], [n, g.H])))
+
+            def dst(h0: Index, p: int = p) -> SSAValue:
+                return kb.view(plane_rows(p, r, n), [0, h0], [n, PSUM_FMAX])
+
+            ffn.copy_zero_rows(zeros, dst, n)
 
     ffn.for_core_row_tiles(core, g.T + 1, zero)
     kb.emit(nisa.CoreBarrierOp(out))
@@ -339,25 +353,28 @@ def build_shard_on_block_mx(
     def compute(s: Index, b: Index) -> None:
         e = ffn.expert_of_block(b)
         ffn.gate_up(s, e, 0, b)
-        ffn.down(e, 0)
-        with kb.loop(0, g.nbt) as bt:
-            ffn.finish_tile(s, bt, ffn.acc_tile(bt), plane, b, 0)
+
+        def finish(h0: Index) -> None:
+            with kb.loop(0, g.nbt) as bt:
+                ffn.finish_tile(s, bt, ffn.acc_tile(bt), plane, b, 0, h0)
+
+        ffn.down(e, 0, finish)
 
     per_core = -(-n_static // 2)
-    groups = -(-per_core // BLOCK_PARALLEL_FACTOR)
+    groups = -(-per_core // sets)
 
     def block_of(o: Index, s: Index) -> Index:
-        return kb.add(kb.mul(kb.add(kb.mul(o, BLOCK_PARALLEL_FACTOR), s), 2), core)
+        return kb.add(kb.mul(kb.add(kb.mul(o, sets), s), 2), core)
 
     if groups:
         with kb.loop(0, groups) as o:  # the static prefix
-            with kb.loop(0, BLOCK_PARALLEL_FACTOR) as s:  # phase 1: token loads
+            with kb.loop(0, sets) as s:  # phase 1: token loads
                 b = block_of(o, s)
                 with kb.when(kb.lt(b, n_static)):
                     if ffn.needs_affinity:
                         ffn.load_expert_column(b)
                     ffn.load_tokens(s, kb.mul(b, g.B))
-            with kb.loop(0, BLOCK_PARALLEL_FACTOR) as s:  # phase 2: weights and matmuls
+            with kb.loop(0, sets) as s:  # phase 2: weights and matmuls
                 b = block_of(o, s)
                 with kb.when(kb.lt(b, n_static)):
                     compute(s, b)
@@ -382,7 +399,7 @@ def build_shard_on_block_mx(
         def reduce(r: Index, n: int) -> None:
             p0, p1 = plane_rows(0, r, n), plane_rows(1, r, n)
             kb.emit(nisa.DmaComputeOp(p0, [p0, p1]))
-            kb.emit(nisa.DmaCopyOp(p1, kb.view(zeros, [0, 0], [n, g.H])))
+            ffn.copy_zero_rows(zeros, lambda h0: kb.view(p1, [0, h0], [n, PSUM_FMAX]), n)
 
         ffn.for_core_row_tiles(core, g.T + 1, reduce)
     return kb.finish(), ffn

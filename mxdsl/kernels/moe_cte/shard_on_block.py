@@ -16,7 +16,10 @@
         (each core reduces its row tiles)
 
 Each core computes whole expert FFNs, so there is no per-block cross-core exchange. With
-TopK = 1 every token is in one block: one output plane, overwrite.
+TopK = 1 every token is in one block: one output plane, overwrite. Where three sets of
+a block's hidden states do not fit the SBUF with the rest (H = 7168, B >= 512), groups
+of 2 or 1 blocks are loaded ahead instead (``MoECTEOptions.block_sets``): the blocks and
+their order on each core are the same, so no result bit changes.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 
 from mxdsl.dialects import nisa
-from mxdsl.kernels.moe_cte.ffn import BlockFFN
+from mxdsl.kernels.moe_cte.ffn import PSUM_FMAX, BlockFFN
 from mxdsl.kernels.moe_cte.ir import Index
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEOptions,
@@ -42,7 +45,8 @@ def build_shard_on_block(
     options: MoECTEOptions,
     quantization: QuantizationConfig | None,
 ) -> tuple[ModuleOp, BlockFFN]:
-    ffn = BlockFFN(spec, sizes, options, quantization, "main", sets=3)
+    sets = options.block_sets or BLOCK_PARALLEL_FACTOR  # blocks loaded ahead per group
+    ffn = BlockFFN(spec, sizes, options, quantization, "main", sets=sets)
     kb, g = ffn.kb, ffn.g
     out = ffn.arg["output"]
     core = kb.emit(nisa.ProgramIdOp()).results[0]
@@ -52,13 +56,13 @@ def build_shard_on_block(
     plane = kb.view(out, [0, core, 0], [g.T + 1, 1, g.H], drop=[1]) if planes else out
 
     per_core = -(-g.N // 2)
-    groups = -(-per_core // BLOCK_PARALLEL_FACTOR)
+    groups = -(-per_core // sets)
 
     def block_of(o: Index, s: Index) -> Index:
-        return kb.add(kb.mul(kb.add(kb.mul(o, BLOCK_PARALLEL_FACTOR), s), 2), core)
+        return kb.add(kb.mul(kb.add(kb.mul(o, sets), s), 2), core)
 
     with kb.loop(0, groups) as o:
-        with kb.loop(0, BLOCK_PARALLEL_FACTOR) as s:  # phase 1: token loads
+        with kb.loop(0, sets) as s:  # phase 1: token loads
             b = block_of(o, s)
             with kb.when(kb.lt(b, g.N)):
                 if ffn.needs_affinity:
@@ -66,7 +70,7 @@ def build_shard_on_block(
                     kb.emit(nisa.DmaCopyOp(ffn.e_i, cell, src_index=ffn.zidx))
                     kb.emit(nisa.TensorCopyOp(ffn.e_f, ffn.e_i))
                 ffn.load_tokens(s, kb.mul(b, g.B))
-        with kb.loop(0, BLOCK_PARALLEL_FACTOR) as s:  # phase 2: weights and matmuls
+        with kb.loop(0, sets) as s:  # phase 2: weights and matmuls
             b = block_of(o, s)
             with kb.when(kb.lt(b, g.N)):
                 cell = kb.view(ffn.arg["block_to_expert"], [b], [1])
@@ -75,9 +79,12 @@ def build_shard_on_block(
                 ffn.progress_ops.append(load)
                 e = load.results[0]
                 ffn.gate_up(s, e, 0, b)
-                ffn.down(e, 0)
-                with kb.loop(0, g.nbt) as bt:
-                    ffn.finish_tile(s, bt, ffn.acc_tile(bt), plane, b, 0)
+
+                def finish(h0: Index, s: Index = s, b: Index = b) -> None:
+                    with kb.loop(0, g.nbt) as bt:
+                        ffn.finish_tile(s, bt, ffn.acc_tile(bt), plane, b, 0, h0)
+
+                ffn.down(e, 0, finish)
 
     if planes:  # the two-plane epilogue reduce
         kb.emit(nisa.CoreBarrierOp(out))
@@ -87,7 +94,7 @@ def build_shard_on_block(
             p0 = kb.view(out, [r, 0, 0], [n, 1, g.H], drop=[1])
             p1 = kb.view(out, [r, 1, 0], [n, 1, g.H], drop=[1])
             kb.emit(nisa.DmaComputeOp(p0, [p0, p1]))
-            kb.emit(nisa.DmaCopyOp(p1, kb.view(zeros, [0, 0], [n, g.H])))
+            ffn.copy_zero_rows(zeros, lambda h0: kb.view(p1, [0, h0], [n, PSUM_FMAX]), n)
 
         ffn.for_core_row_tiles(core, g.T + 1, reduce)
     return kb.finish(), ffn

@@ -9,11 +9,12 @@ shard_on_i_mx_hybrid: I split across the two cores.
         e = block_to_expert[b]
         load the B tokens of b (both cores: hidden is not sharded)
         gate/up/act over MY half of I: columns [c * I/2, (c + 1) * I/2)
-        down over my half of I  ->  acc[token tile, H], a partial sum over I/2
-        for t in range(B/128 / 2):                   # I own half of the token tiles
-            sendrecv(recv <- peer's partial of my tile t, send my partial of its tile t)
-            acc[my tile t] += recv                    # the reduce over I, on the owner
-            bias, checkpoint, POST_SCALE, read-modify-write into output rows
+        for h0 in 512-column H chunks:
+            down over my half of I -> acc[token tile, 512], a partial sum over I/2
+            for t in range(B/128 / 2):               # I own half of the token tiles
+                sendrecv(recv <- peer's partial of my tile t, send mine of its tile t)
+                acc[my tile t] += recv                # the reduce over I, on the owner
+                bias, checkpoint, POST_SCALE, read-modify-write into the rows' chunk
         core_barrier                                  # orders the accumulating writes
 
 * shard_on_i: ``blocks`` = ``range(N)``.
@@ -33,7 +34,7 @@ from xdsl.dialects.builtin import ModuleOp, i32
 
 from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import AluOp
-from mxdsl.kernels.moe_cte.ffn import BlockFFN
+from mxdsl.kernels.moe_cte.ffn import PSUM_FMAX, BlockFFN
 from mxdsl.kernels.moe_cte.ir import Index
 from mxdsl.kernels.moe_cte.mx import MxBlockFFN
 from mxdsl.kernels.moe_cte.spec import (
@@ -61,8 +62,8 @@ def build_shard_on_i(
     core = kb.emit(nisa.ProgramIdOp()).results[0]
     peer = kb.index(kb.sub(1, core))
     i0 = ffn.core_columns(core)
-    recv = kb.alloc([PMAX, g.H], ffn.io, what="the received partial sums")
-    send = kb.alloc([PMAX, g.H], ffn.io, what="the partial sums sent")
+    recv = kb.alloc([PMAX, PSUM_FMAX], ffn.io, what="the received partial sums (H chunk)")
+    send = kb.alloc([PMAX, PSUM_FMAX], ffn.io, what="the partial sums sent (H chunk)")
     half = g.nbt // 2
     ffn.zero_output(core)
     kb.emit(nisa.CoreBarrierOp(out))
@@ -70,14 +71,17 @@ def build_shard_on_i(
     def one_block(b: Index, e: Index, row0: Index, col0: Index) -> None:
         ffn.load_tokens(0, row0)
         ffn.gate_up(0, e, i0, b, col0)
-        ffn.down(e, i0)
-        with kb.loop(0, half) as t:
-            own = ffn.acc_tile(kb.add(kb.mul(core, half), t))
-            other = ffn.acc_tile(kb.add(kb.mul(peer, half), t))
-            kb.emit(nisa.TensorCopyOp(send, other))
-            kb.emit(nisa.SendRecvOp(recv, send, peer, peer, pipe_id=0))
-            kb.emit(nisa.TensorTensorOp(own, AluOp.ADD, own, recv))
-            ffn.finish_tile(0, kb.add(kb.mul(core, half), t), own, out, b, col0)
+
+        def reduce_and_finish(h0: Index) -> None:  # this H chunk of my token tiles
+            with kb.loop(0, half) as t:
+                own = ffn.acc_tile(kb.add(kb.mul(core, half), t))
+                other = ffn.acc_tile(kb.add(kb.mul(peer, half), t))
+                kb.emit(nisa.TensorCopyOp(send, other))
+                kb.emit(nisa.SendRecvOp(recv, send, peer, peer, pipe_id=0))
+                kb.emit(nisa.TensorTensorOp(own, AluOp.ADD, own, recv))
+                ffn.finish_tile(0, kb.add(kb.mul(core, half), t), own, out, b, col0, h0)
+
+        ffn.down(e, i0, reduce_and_finish)
         kb.emit(nisa.CoreBarrierOp(out))
 
     def expert_block(b: Index) -> None:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from mxdsl.kernels.moe_cte.mx_formats import MX_WEIGHT_FORMATS, weight_format
+
 
 class MoECTEConfigError(ValueError):
     """An invalid size, option or combination, reported before any work is done."""
@@ -163,9 +165,13 @@ class MoECTEOptions:
     is_tensor_update_accumulating: bool | None = None  # None => top_k > 1
     mx_weights: str = "fp8_e4m3fn"  # MX variants: fp8_e4m3fn, fp8_e5m2 or fp4_e2m1
     gate_up_chunk: int | None = None  # I columns per gate/up weight load (None: see docs)
+    # block shard: blocks whose tokens are loaded ahead per group (nkilib's
+    # BLOCK_PARALLEL_FACTOR = 3); None: the most of 3, 2, 1 whose buffers fit
+    block_sets: int | None = None
 
 
 PMAX = 128
+BLOCK_SETS = (3, 2, 1)  # block shard: token sets loaded ahead, preferred first
 H_TILE = 512  # H must be a multiple of this (one PSUM bank of f32 per down-proj tile)
 GATE_UP_BUDGET = 64 * 1024  # bytes per partition of one gate/up weight chunk (if possible)
 MX_I_TILE = 512  # I rows of one MX down-projection pass (128 partitions x 4 lanes)
@@ -265,6 +271,13 @@ def check_problem(
             ns = cfg_i.num_static_block
             if ns is not None and not 0 <= ns <= N:
                 raise MoECTEConfigError(f"num_static_block = {ns} must be between 0 and N = {N}")
+    if options.block_sets is not None and (
+        not impl.shards_on_block or options.block_sets not in BLOCK_SETS
+    ):
+        raise MoECTEConfigError(
+            f"block_sets = {options.block_sets} is not allowed for {impl.name}: it applies to "
+            f"the block shards only and must be one of {', '.join(map(str, BLOCK_SETS))}"
+        )
     if impl.is_mx:
         _check_mx(spec, sizes, options, quantization)
         _check_gate_up_chunk(impl, sizes, options)
@@ -293,8 +306,6 @@ def _check_mx(
     quantization: QuantizationConfig | None,
 ) -> None:
     """The MX variants' own limits (``docs/moe-cte-mx.md``)."""
-    from mxdsl.kernels.moe_cte.mx_layouts import MX_WEIGHT_FORMATS
-
     impl = spec.implementation
     I, N = sizes.intermediate, sizes.blocks  # noqa: E741
     if options.mx_weights not in MX_WEIGHT_FORMATS:
@@ -378,7 +389,5 @@ def _gate_up_bytes_per_column(
 ) -> int:
     if not impl.is_mx:
         return (sizes.hidden // PMAX) * 2 * io_bytes(options)
-    from mxdsl.kernels.moe_cte.mx_layouts import weight_format
-
     container = 4 if weight_format(options.mx_weights).fmt.is_fp8 else 2
     return 2 * (sizes.hidden // MX_I_TILE) * (container + 1)  # x4 words + E8M0 scales

@@ -1,5 +1,6 @@
-"""The MX weight layouts of the MoE-CTE MX kernels, the packing helper, and the MX-aware
-golden (see ``docs/moe-cte-mx.md``).
+"""Reference side of the MX kernels: packing dense weights into their MX layouts, the
+MX-aware golden and the MX inputs (see ``docs/moe-cte-mx.md``; the format table and
+layout constants the builders use are :mod:`mxdsl.kernels.moe_cte.mx_formats`).
 
 HBM layouts (nkilib's, reference ``nki-isa-and-nkilib.md`` §3.2), ``kt4 = H / 512`` and
 ``nt = I / 512``; ``c`` is the x4 container (uint32 for FP8, uint16 for FP4), lane ``q``
@@ -25,13 +26,24 @@ from the :mod:`mxdsl.numerics` the kernels' interpreters run, so a bug in either
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import ml_dtypes
 import numpy as np
 
-from mxdsl.kernels.moe_cte.golden import moe_cte_golden
-from mxdsl.kernels.moe_cte.independent_mx import (  # not mxdsl.numerics: see its docstring
+from mxdsl.kernels.moe_cte.interface import DTYPES, kernel_arguments
+from mxdsl.kernels.moe_cte.mx import static_blocks
+from mxdsl.kernels.moe_cte.mx_formats import (
+    BLOCK,
+    MX_TILE,
+    PMAX,
+    MxWeightFormat,
+    weight_format,
+)
+from mxdsl.kernels.moe_cte.reference.golden import PerExpert, moe_cte_golden
+
+# independent_mx, not mxdsl.numerics: see its docstring
+from mxdsl.kernels.moe_cte.reference.independent_mx import (
     dequantize_mx,
     pack_fp4_x4,
     pack_fp8_x4,
@@ -39,7 +51,12 @@ from mxdsl.kernels.moe_cte.independent_mx import (  # not mxdsl.numerics: see it
     unpack_fp4_x4,
     unpack_fp8_x4,
 )
-from mxdsl.kernels.moe_cte.routing import MoECTEInputs, golden_options
+from mxdsl.kernels.moe_cte.reference.inputs import (
+    MoECTEInputs,
+    expert_weights,
+    golden_options,
+    make_inputs,
+)
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEImplementation,
     MoECTEOptions,
@@ -47,36 +64,6 @@ from mxdsl.kernels.moe_cte.spec import (
     MoECTESpec,
 )
 from mxdsl.numerics import MxFormat
-
-PMAX = 128
-MX_TILE = 512  # contraction elements of one nc_matmul_mx pass: 128 partitions x 4 lanes
-SCALE_ROWS = PMAX // 8  # 16 E8M0 rows per 128 partitions
-BLOCK = (8, 4)  # one E8M0 scale per 8 partitions x 4 lanes
-
-
-@dataclass(frozen=True)
-class MxWeightFormat:
-    name: str  # the --mx-weights spelling
-    fmt: MxFormat
-    container: str  # numpy dtype name of the integer alternate
-    x4: str  # the nisa x4 type
-
-
-MX_WEIGHT_FORMATS: dict[str, MxWeightFormat] = {
-    "fp8_e4m3fn": MxWeightFormat("fp8_e4m3fn", MxFormat.E4M3FN, "uint32", "float8_e4m3fn_x4"),
-    "fp8_e5m2": MxWeightFormat("fp8_e5m2", MxFormat.E5M2, "uint32", "float8_e5m2_x4"),
-    "fp4_e2m1": MxWeightFormat("fp4_e2m1", MxFormat.E2M1, "uint16", "float4_e2m1fn_x4"),
-}
-
-
-def weight_format(name: str) -> MxWeightFormat:
-    try:
-        return MX_WEIGHT_FORMATS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown MX weight format {name!r}; choose one of {', '.join(MX_WEIGHT_FORMATS)}"
-        ) from None
-
 
 # ------------------------------------------------------------------ index maps
 
@@ -114,19 +101,32 @@ def _unpack_dequantize(words: np.ndarray, scale: np.ndarray, wf: MxWeightFormat)
     return dequantize_mx(codes, scale[..., None], wf.fmt, block)
 
 
+def pack_gate_up_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
+    """One expert's dense ``[H, 2, I]`` -> (``[128, 2, kt4, I]`` containers,
+    ``[16, 2, kt4, I]`` uint8 scales), quantized 512 I columns of gate or up at a time
+    (the quantize temporaries stay small; MX blocks never span columns)."""
+    H, _, I = w.shape  # noqa: E741
+    kt4 = H // MX_TILE
+    words = np.empty((PMAX, 2, kt4, I), np.dtype(wf.container))
+    scales = np.empty((PMAX // 8, 2, kt4, I), np.uint8)
+    for g in range(2):
+        for i0 in range(0, I, MX_TILE):
+            i1 = min(i0 + MX_TILE, I)
+            x = np.asarray(w[:, g, i0:i1], dtype=np.float32).reshape(4, kt4, PMAX, i1 - i0)
+            wd, sc = _quantize_pack(x.transpose(1, 3, 2, 0), wf)  # t i p q -> [.., 128|16]
+            words[:, g, :, i0:i1] = wd.transpose(2, 0, 1)
+            scales[:, g, :, i0:i1] = sc.transpose(2, 0, 1)
+    return words, scales
+
+
 def pack_gate_up(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
     """Dense ``[E, H, 2, I]`` -> (``[E, 128, 2, kt4, I]`` containers, ``[E, 16, 2, kt4, I]``
-    uint8 scales)."""
-    E, H, _, I = w.shape  # noqa: E741
-    kt4 = H // MX_TILE
-    words, scales = [], []
-    for e in range(E):  # one expert at a time keeps the temporaries small
-        x = np.asarray(w[e], dtype=np.float32).reshape(4, kt4, PMAX, 2, I)  # q t p g i
-        x = x.transpose(3, 1, 4, 2, 0)  # g t i p q
-        wd, sc = _quantize_pack(x, wf)  # [2, kt4, I, 128], [2, kt4, I, 16]
-        words.append(wd.transpose(3, 0, 1, 2))
-        scales.append(sc.transpose(3, 0, 1, 2))
-    return np.ascontiguousarray(np.stack(words)), np.ascontiguousarray(np.stack(scales))
+    uint8 scales), one expert at a time."""
+    packed = [pack_gate_up_expert(w[e], wf) for e in range(w.shape[0])]
+    return (
+        np.ascontiguousarray(np.stack([p[0] for p in packed])),
+        np.ascontiguousarray(np.stack([p[1] for p in packed])),
+    )
 
 
 def unpack_gate_up(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
@@ -141,18 +141,30 @@ def unpack_gate_up(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) ->
     return out
 
 
+def pack_down_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
+    """One expert's dense ``[I, H]`` -> (``[128, nt, H]`` containers, ``[16, nt, H]``),
+    quantized one 512-row I tile x 512 H columns at a time."""
+    I, H = w.shape  # noqa: E741
+    nt = I // MX_TILE
+    words = np.empty((PMAX, nt, H), np.dtype(wf.container))
+    scales = np.empty((PMAX // 8, nt, H), np.uint8)
+    for t in range(nt):
+        for h0 in range(0, H, MX_TILE):
+            h1 = min(h0 + MX_TILE, H)
+            x = np.asarray(w[t * MX_TILE : (t + 1) * MX_TILE, h0:h1], dtype=np.float32)
+            wd, sc = _quantize_pack(x.reshape(4, PMAX, h1 - h0).transpose(2, 1, 0), wf)
+            words[:, t, h0:h1] = wd.T  # [h, 128] -> [128, h]
+            scales[:, t, h0:h1] = sc.T
+    return words, scales
+
+
 def pack_down(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
     """Dense ``[E, I, H]`` -> (``[E, 128, nt, H]`` containers, ``[E, 16, nt, H]`` scales)."""
-    E, I, H = w.shape  # noqa: E741
-    nt = I // MX_TILE
-    words, scales = [], []
-    for e in range(E):
-        x = np.asarray(w[e], dtype=np.float32).reshape(nt, 4, PMAX, H)  # t q p h
-        x = x.transpose(0, 3, 2, 1)  # t h p q
-        wd, sc = _quantize_pack(x, wf)  # [nt, H, 128], [nt, H, 16]
-        words.append(wd.transpose(2, 0, 1))
-        scales.append(sc.transpose(2, 0, 1))
-    return np.ascontiguousarray(np.stack(words)), np.ascontiguousarray(np.stack(scales))
+    packed = [pack_down_expert(w[e], wf) for e in range(w.shape[0])]
+    return (
+        np.ascontiguousarray(np.stack([p[0] for p in packed])),
+        np.ascontiguousarray(np.stack([p[1] for p in packed])),
+    )
 
 
 def unpack_down(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
@@ -207,11 +219,15 @@ def moe_cte_mx_golden(
     the weights dequantized from their MX form and the hidden states (after PRE_SCALE)
     and ``act(gate) * up`` rounded to bf16 and MXFP8-quantized where the kernel does it."""
     wf = weight_format(options.mx_weights)
-    return moe_cte_golden(
+    w_gu, s_gu = arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"]
+    w_d, s_d = arrays["down_proj_weight"], arrays["down_proj_scale"]
+    E, _, _, kt4, I = w_gu.shape  # noqa: E741
+    H = kt4 * MX_TILE
+    return moe_cte_golden(  # the weights dequantized one expert at a time
         arrays["hidden_states"],
         arrays["expert_affinities_masked"],
-        unpack_gate_up(arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"], wf),
-        unpack_down(arrays["down_proj_weight"], arrays["down_proj_scale"], wf),
+        PerExpert((E, H, 2, I), lambda e: unpack_gate_up(w_gu[e : e + 1], s_gu[e : e + 1], wf)[0]),
+        PerExpert((E, I, H), lambda e: unpack_down(w_d[e : e + 1], s_d[e : e + 1], wf)[0]),
         arrays["token_position_to_id"],
         arrays["block_to_expert"],
         quantize_hidden=fake_quantize_hidden,
@@ -237,29 +253,40 @@ def make_mx_inputs(
     live_blocks: int | None = None,
 ) -> MoECTEInputs:
     """Routed random inputs for an MX kernel: the bf16 twin's inputs (same routing,
-    hidden states, affinities, biases for the same seed) with the dense weights packed
-    into the MX layouts (:func:`pack_gate_up`, :func:`pack_down`); the dense weights are
-    kept in ``extra["dense_gate_up"]`` / ``extra["dense_down"]`` for the fp32 golden."""
-    from mxdsl.kernels.moe_cte.interface import kernel_arguments
-    from mxdsl.kernels.moe_cte.mx import static_blocks
-    from mxdsl.kernels.moe_cte.routing import make_inputs
-
+    hidden states, affinities, biases for the same seed) with the twin's dense weights
+    (:func:`expert_weights` in the IO dtype) packed into the MX layouts one expert at a
+    time (:func:`pack_gate_up_expert`, :func:`pack_down_expert`) straight into the
+    kernel's arrays. The dense weights are not kept: ``extra["dense_gate_up"]`` /
+    ``extra["dense_down"]`` are :class:`PerExpert` views that draw an expert again from
+    its seed, for the fp32 golden."""
     impl = spec.implementation
     twin = MoECTESpec(
         MoECTEImplementation[_TWIN[impl.name]],
         shard_on_I=spec.shard_on_I if not impl.shards_on_block else None,
     )
-    base = make_inputs(
-        twin, sizes, replace(options, mx_weights="fp8_e4m3fn"), None, seed, live_blocks
-    )
+    twin_options = replace(options, mx_weights="fp8_e4m3fn")
+    base = make_inputs(twin, sizes, twin_options, None, seed, live_blocks, with_weights=False)
     wf = weight_format(options.mx_weights)
     arrays = dict(base.arrays)
-    dense_gu = arrays.pop("gate_up_proj_weight").astype(np.float32)
-    dense_d = arrays.pop("down_proj_weight").astype(np.float32)
-    arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"] = pack_gate_up(dense_gu, wf)
-    arrays["down_proj_weight"], arrays["down_proj_scale"] = pack_down(dense_d, wf)
+    args = {a.name: a for a in kernel_arguments(spec, sizes, options)}
+    for name in ("gate_up_proj_weight", "gate_up_proj_scale", "down_proj_weight"):
+        arrays[name] = np.empty(args[name].shape, args[name].numpy_dtype)
+    arrays["down_proj_scale"] = np.empty(args["down_proj_scale"].shape, np.uint8)
+    H, I, E = sizes.hidden, sizes.intermediate, sizes.experts  # noqa: E741
+    io = DTYPES[options.dtype][1]
+
+    def dense(e: int) -> tuple[np.ndarray, np.ndarray]:
+        gu, d = expert_weights(seed, e, H, I)
+        return gu.astype(io).astype(np.float32), d.astype(io).astype(np.float32)
+
+    for e in range(E):
+        gu, d = dense(e)
+        arrays["gate_up_proj_weight"][e], arrays["gate_up_proj_scale"][e] = pack_gate_up_expert(
+            gu, wf
+        )
+        arrays["down_proj_weight"][e], arrays["down_proj_scale"][e] = pack_down_expert(d, wf)
     active = base.active_blocks
-    names = {a.name for a in kernel_arguments(spec, sizes, options)}
+    names = set(args)
     N = sizes.blocks
     if impl == MoECTEImplementation.shard_on_block_mx:
         live = base.real_blocks if live_blocks is None else live_blocks
@@ -275,7 +302,10 @@ def make_mx_inputs(
         arrays,
         base.real_blocks,
         active,
-        {"dense_gate_up": dense_gu, "dense_down": dense_d},
+        {
+            "dense_gate_up": PerExpert((E, H, 2, I), lambda e: dense(e)[0]),
+            "dense_down": PerExpert((E, I, H), lambda e: dense(e)[1]),
+        },
     )
 
 
@@ -296,14 +326,12 @@ def dense_golden_for(
     spec: MoECTESpec, sizes: MoECTESizes, options: MoECTEOptions, inputs: MoECTEInputs
 ) -> np.ndarray:
     """The plain fp32 dense golden with the unquantized weights (what MX costs)."""
-    from mxdsl.kernels.moe_cte.golden import moe_cte_golden
-
     del sizes
     a = inputs.arrays
     gu = inputs.extra["dense_gate_up"]
     d = inputs.extra["dense_down"]
-    assert isinstance(gu, np.ndarray)
-    assert isinstance(d, np.ndarray)
+    assert isinstance(gu, PerExpert)
+    assert isinstance(d, PerExpert)
     return moe_cte_golden(
         a["hidden_states"],
         a["expert_affinities_masked"],
@@ -315,16 +343,7 @@ def dense_golden_for(
     )
 
 
-def _clamp(x: np.ndarray, limits: tuple[float | None, float | None]) -> np.ndarray:
-    lo, hi = limits
-    if lo is None and hi is None:
-        return x
-    return np.clip(x, lo, hi)
-
-
 __all__ = [
-    "MX_WEIGHT_FORMATS",
-    "MxWeightFormat",
     "dense_golden_for",
     "down_i_index",
     "fake_quantize_hidden",
@@ -334,8 +353,9 @@ __all__ = [
     "moe_cte_mx_golden",
     "mx_golden_for",
     "pack_down",
+    "pack_down_expert",
     "pack_gate_up",
+    "pack_gate_up_expert",
     "unpack_down",
     "unpack_gate_up",
-    "weight_format",
 ]

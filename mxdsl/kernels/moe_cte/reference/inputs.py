@@ -7,8 +7,12 @@ are appended to the last expert; empty slots hold the padding id T. ``conditions
 (hybrid) is 1 for the first ``live`` blocks and 0 after (length N + 1). The dropping
 layout (N == E) gives every expert one block of capacity B; tokens beyond an expert's
 capacity are dropped by the router (their affinity for that expert is masked to 0).
-Weights are N(0, 1/fan_in); with fp8 weights they are stored as float8_e4m3fn values
-with a per-output-channel scale (``max |w| / 448``).
+Weights are N(0, 1/fan_in), drawn per expert from their own stream (seed, kind, e)
+(:func:`expert_weights`) and written into the kernel-dtype arrays one expert at a time,
+so a large problem never holds a float64 (or more than one) copy of all experts; the
+reference side can draw any expert again without storing the dense weights. With fp8
+weights they are stored as float8_e4m3fn values with a per-output-channel scale
+(``max |w| / 448``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import ml_dtypes
 import numpy as np
 
 from mxdsl.kernels.moe_cte.interface import ArgSpec, kernel_arguments
+from mxdsl.kernels.moe_cte.reference.golden import moe_cte_golden
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEConfigError,
     MoECTEImplementation,
@@ -30,6 +35,16 @@ from mxdsl.kernels.moe_cte.spec import (
     QuantizationConfig,
 )
 from mxdsl.numerics import elementary
+
+
+def expert_weights(seed: int, e: int, hidden: int, inter: int) -> tuple[np.ndarray, np.ndarray]:
+    """Expert ``e``'s dense float32 weights: gate/up ``[H, 2, I]`` ~ N(0, 1/H) and down
+    ``[I, H]`` ~ N(0, 1/I), each from its own seeded stream."""
+    gu = np.random.default_rng((seed, 1, e)).standard_normal((hidden, 2, inter), np.float32)
+    d = np.random.default_rng((seed, 2, e)).standard_normal((inter, hidden), np.float32)
+    gu *= np.float32(1.0 / np.sqrt(hidden))
+    d *= np.float32(1.0 / np.sqrt(inter))
+    return gu, d
 
 
 @dataclass
@@ -51,8 +66,11 @@ def make_inputs(
     quantization: QuantizationConfig | None = None,
     seed: int = 0,
     live_blocks: int | None = None,
+    with_weights: bool = True,
 ) -> MoECTEInputs:
-    """Inputs for the kernel ``build_moe_cte(spec, sizes, options, quantization)``."""
+    """Inputs for the kernel ``build_moe_cte(spec, sizes, options, quantization)``
+    (without the gate/up and down weights and their scales if not ``with_weights``: the MX
+    inputs pack their own from :func:`expert_weights`)."""
     rng = np.random.default_rng(seed)
     H, I, E, T, B, K, N = (  # noqa: E741
         sizes.hidden,
@@ -108,24 +126,13 @@ def make_inputs(
         raise MoECTEConfigError(f"live blocks {live} must be between 0 and N = {N}")
 
     io = args["hidden_states"]
-    hidden = rng.standard_normal((T + 1, H))
+    hidden = rng.standard_normal((T + 1, H), np.float32)
     hidden[T] = 0.0
     arrays["hidden_states"] = _cast(hidden, io)
+    del hidden
     arrays["expert_affinities_masked"] = _cast(affinity.reshape(-1, 1), io)
-    w_gu = rng.standard_normal((E, H, 2, I)) / np.sqrt(H)
-    w_d = rng.standard_normal((E, I, H)) / np.sqrt(I)
-    if "gate_up_proj_scale" in args:
-        s_gu = np.abs(w_gu).max(axis=1, keepdims=True) / 448.0  # [E, 1, 2, I]
-        s_d = np.abs(w_d).max(axis=1, keepdims=True) / 448.0  # [E, 1, H]
-        arrays["gate_up_proj_weight"] = (
-            (w_gu / s_gu).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
-        )
-        arrays["down_proj_weight"] = (w_d / s_d).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
-        arrays["gate_up_proj_scale"] = s_gu.reshape(E, 1, 2 * I).astype(np.float32)
-        arrays["down_proj_scale"] = s_d.astype(np.float32)
-    else:
-        arrays["gate_up_proj_weight"] = _cast(w_gu, args["gate_up_proj_weight"])
-        arrays["down_proj_weight"] = _cast(w_d, args["down_proj_weight"])
+    if with_weights:
+        arrays.update(_weights(args, seed, E, H, I))
     arrays["token_position_to_id"] = slots.reshape(-1)
     arrays["block_to_expert"] = block_to_expert
     active = [True] * N
@@ -144,6 +151,38 @@ def make_inputs(
     return MoECTEInputs(arrays, real, active)
 
 
+def _weights(
+    args: Mapping[str, ArgSpec],
+    seed: int,
+    E: int,
+    H: int,
+    I: int,  # noqa: E741
+) -> dict[str, np.ndarray]:
+    """The weight arrays (and fp8 scales) in the kernel's dtypes, one expert at a time."""
+    fp8 = "gate_up_proj_scale" in args
+    f8 = ml_dtypes.float8_e4m3fn
+    gu_dtype = f8 if fp8 else args["gate_up_proj_weight"].numpy_dtype
+    d_dtype = f8 if fp8 else args["down_proj_weight"].numpy_dtype
+    out = {
+        "gate_up_proj_weight": np.empty((E, H, 2, I), gu_dtype),
+        "down_proj_weight": np.empty((E, I, H), d_dtype),
+    }
+    if fp8:
+        out["gate_up_proj_scale"] = np.empty((E, 1, 2 * I), np.float32)
+        out["down_proj_scale"] = np.empty((E, 1, H), np.float32)
+    for e in range(E):
+        w_gu, w_d = expert_weights(seed, e, H, I)
+        if fp8:
+            s_gu = np.abs(w_gu).max(axis=0, keepdims=True) / np.float32(448.0)  # [1, 2, I]
+            s_d = np.abs(w_d).max(axis=0, keepdims=True) / np.float32(448.0)  # [1, H]
+            w_gu, w_d = w_gu / s_gu, w_d / s_d
+            out["gate_up_proj_scale"][e] = s_gu.reshape(1, 2 * I)
+            out["down_proj_scale"][e] = s_d
+        out["gate_up_proj_weight"][e] = w_gu.astype(gu_dtype)
+        out["down_proj_weight"][e] = w_d.astype(d_dtype)
+    return out
+
+
 def golden_for(
     kernel_spec: MoECTESpec,
     sizes: MoECTESizes,
@@ -151,8 +190,6 @@ def golden_for(
     inputs: MoECTEInputs,
 ) -> np.ndarray:
     """The dense golden ``[T, H]`` float32 for these inputs and options."""
-    from mxdsl.kernels.moe_cte.golden import moe_cte_golden
-
     del sizes
     a = inputs.arrays
     return moe_cte_golden(
@@ -188,4 +225,4 @@ def golden_options(
     }
 
 
-__all__ = ["MoECTEInputs", "golden_for", "golden_options", "make_inputs"]
+__all__ = ["MoECTEInputs", "expert_weights", "golden_for", "golden_options", "make_inputs"]

@@ -19,6 +19,7 @@ are no token.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,6 +27,19 @@ from mxdsl.kernels.moe_cte.spec import ActFnType, ExpertAffinityScaleMode
 from mxdsl.numerics import elementary
 
 PRE = ExpertAffinityScaleMode.PRE_SCALE
+
+
+@dataclass(frozen=True)
+class PerExpert:
+    """Weights of all experts, made one expert at a time when indexed (``w[e]``), so the
+    golden never holds a float32 copy of every expert (e.g. MX weights dequantized, or
+    dense weights drawn again from their seed)."""
+
+    shape: tuple[int, ...]
+    expert: Callable[[int], np.ndarray]
+
+    def __getitem__(self, e: int) -> np.ndarray:
+        return self.expert(e)
 
 
 def activation(kind: ActFnType, x: np.ndarray) -> np.ndarray:
@@ -65,8 +79,8 @@ def routed_pairs(
 def moe_cte_golden(
     hidden_states: np.ndarray,
     expert_affinities_masked: np.ndarray,
-    gate_up_proj_weight: np.ndarray,
-    down_proj_weight: np.ndarray,
+    gate_up_proj_weight: np.ndarray | PerExpert,
+    down_proj_weight: np.ndarray | PerExpert,
     token_position_to_id: np.ndarray,
     block_to_expert: np.ndarray,
     *,
@@ -86,7 +100,8 @@ def moe_cte_golden(
     """The dense reference output ``[T, H]`` in float32 (see the module docstring).
     ``quantize_hidden`` / ``quantize_intermediate``, when given, round the (pre-scaled)
     hidden rows and ``act(gate) * up`` where an MX kernel quantizes them (the MX-aware
-    golden of ``mx_layouts``)."""
+    golden of ``reference.mx``). The weights are read one expert at a time (converted to
+    float32 per expert); they may be :class:`PerExpert`."""
     f32 = np.float32
     tokens = hidden_states.shape[0] - 1
     experts, hidden, _, inter = gate_up_proj_weight.shape

@@ -1,7 +1,7 @@
 """The MX golden's own quantize, dequantize and x4 packing, independent of
 :mod:`mxdsl.numerics` (which the kernels' interpreters run).
 
-The MoE MX golden (``mx_layouts``) builds its MX inputs and decodes them with these
+The MoE MX golden (``reference.mx``) builds its MX inputs and decodes them with these
 functions, so a bug in ``mxdsl.numerics`` (a scale, a narrow, the FP4 lane order) shows
 up as a golden mismatch instead of cancelling out. Written from
 ``spec/mx-quantize-numerics.txt`` directly, with ml_dtypes for the element formats:
