@@ -1,6 +1,6 @@
 // Verifier errors of the run-time keys and of iota, scalar_tensor_tensor,
 // tensor_copy_predicated, dma_compute, sendrecv, core_barrier and register_load.
-// RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics | filecheck %s
 
 func.func @runtime_count(%i: index) {
   bir.memset #bir.ap<sbuf, p0 = 0, np = 8, [[1, 16]], off = 0, dtype = 16>, 0.000000e+00 runtime ["dst", "dst:partition"](%i)

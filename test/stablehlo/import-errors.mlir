@@ -2,7 +2,7 @@
 // what the Neuron MX contract cannot express; a call it can express but the contract
 // rejects is reported by the contract's verifier on the imported call (MXD codes).
 
-// RUN: mx-opt %s --split-input-file --verify-diagnostics -p import-stablehlo | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics -p import-stablehlo | filecheck %s
 // RUN: not mx-opt %s --split-input-file -p import-stablehlo -o %t.out 2> %t.err
 // RUN: not test -e %t.out
 // RUN: filecheck %s --check-prefix=STDERR < %t.err

@@ -1,6 +1,6 @@
 // Every verifier message of the stablehlo dialect, at the op.
 
-// RUN: mx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: mx-opt %s --split-input-file --verify-diagnostics --located-diagnostics | filecheck %s
 
 // elementwise shapes
 func.func @f(%a: tensor<2x4xf32>, %b: tensor<4xf32>, %s: tensor<f32>) {

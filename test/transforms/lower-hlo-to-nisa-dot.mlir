@@ -22,18 +22,16 @@ func.func @dot(%a: tensor<160x200xbf16>, %b: tensor<200x48xbf16>) -> tensor<160x
 // The full M tiles.
 // CHECK-NEXT:    scf.for %m = %c0 to %c128 step %c128 {
 // CHECK-NEXT:      scf.for %n = %c0 to %c48 step %c48 {
-// CHECK-NEXT:        nisa.memset %acc, 0.000000e+00 : memref<128x48xf32, #nisa.mem<psum>>
-// CHECK-NEXT:        scf.for %k = %c0 to %c128 step %c128 {
-// CHECK-NEXT:          scf.for %[[M:.+]] = %c0 to %c128 step %c1 {
-// CHECK-NEXT:            %[[ROW:.+]] = arith.addi %m, %[[M]] : index
-// CHECK-NEXT:            %[[COL:.+]] = memref.subview %stat[0, %[[M]]] [128, 1] [1, 1]
-// CHECK-NEXT:            %[[A:.+]] = memref.subview %a[%[[ROW]], %k] [1, 128] [1, 1]
-// CHECK-NEXT:            nisa.dma_copy %[[COL]], %[[A]] : memref<128x1xbf16, {{.*}}#nisa.mem<sbuf>>, memref<128xbf16, {{.*}}#nisa.mem<hbm>>
-// CHECK-NEXT:          }
-// CHECK-NEXT:          %[[B:.+]] = memref.subview %b[%k, %n] [128, 48] [1, 1]
-// CHECK-NEXT:          nisa.dma_copy %mov, %[[B]]
-// CHECK-NEXT:          nisa.nc_matmul %acc, %stat, %mov accumulate : memref<128x48xf32, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x48xbf16, #nisa.mem<sbuf>>
+// The first K tile initialises PSUM (docs/numerics.md, "PSUM"): peeled, no accumulate.
+// CHECK-NEXT:        scf.for %[[M:.+]] = %c0 to %c128 step %c1 {
+// CHECK-NEXT:          %[[ROW:.+]] = arith.addi %m, %[[M]] : index
+// CHECK-NEXT:          %[[COL:.+]] = memref.subview %stat[0, %[[M]]] [128, 1] [1, 1]
+// CHECK-NEXT:          %[[A:.+]] = memref.subview %a[%[[ROW]], 0] [1, 128] [1, 1]
+// CHECK-NEXT:          nisa.dma_copy %[[COL]], %[[A]] : memref<128x1xbf16, {{.*}}#nisa.mem<sbuf>>, memref<128xbf16, {{.*}}#nisa.mem<hbm>>
 // CHECK-NEXT:        }
+// CHECK-NEXT:        %[[B:.+]] = memref.subview %b[0, %n] [128, 48] [1, 1]
+// CHECK-NEXT:        nisa.dma_copy %mov, %[[B]]
+// CHECK-NEXT:        nisa.nc_matmul %acc, %stat, %mov : memref<128x48xf32, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x48xbf16, #nisa.mem<sbuf>>
 // The partial K tile (72 partitions), peeled.
 // CHECK-NEXT:        %[[S:.+]] = memref.subview %stat[0, 0] [72, 128] [1, 1]
 // CHECK-NEXT:        %[[V:.+]] = memref.subview %mov[0, 0] [72, 48] [1, 1]
@@ -48,8 +46,8 @@ func.func @dot(%a: tensor<160x200xbf16>, %b: tensor<200x48xbf16>) -> tensor<160x
 // The partial M tile (rows 128..159), peeled: a [32, 48] accumulator.
 // CHECK-NEXT:    scf.for %[[N:.+]] = %c0 to %c48 step %c48 {
 // CHECK-NEXT:      %[[ACC:.+]] = memref.subview %acc[0, 0] [32, 48] [1, 1]
-// CHECK-NEXT:      nisa.memset %[[ACC]], 0.000000e+00 : memref<32x48xf32, {{.*}}#nisa.mem<psum>>
-// CHECK:           nisa.nc_matmul %[[ACC]], %{{.+}}, %mov accumulate : memref<32x48xf32, {{.*}}#nisa.mem<psum>>, memref<128x32xbf16, {{.*}}#nisa.mem<sbuf>>, memref<128x48xbf16, #nisa.mem<sbuf>>
+// CHECK-NOT:       nisa.memset
+// CHECK:           nisa.nc_matmul %[[ACC]], %{{.+}}, %mov : memref<32x48xf32, {{.*}}#nisa.mem<psum>>, memref<128x32xbf16, {{.*}}#nisa.mem<sbuf>>, memref<128x48xbf16, #nisa.mem<sbuf>>
 // CHECK:           nisa.nc_matmul %[[ACC]], %{{.+}}, %{{.+}} accumulate : memref<32x48xf32, {{.*}}#nisa.mem<psum>>, memref<72x32xbf16, {{.*}}#nisa.mem<sbuf>>, memref<72x48xbf16, {{.*}}#nisa.mem<sbuf>>
 // CHECK:           nisa.tensor_copy
 // CHECK-NEXT:      %[[Y:.+]] = memref.subview %y[128, %[[N]]] [32, 48] [1, 1]
@@ -70,14 +68,11 @@ func.func @batched(%a: tensor<2x64x24xbf16>, %b: tensor<2x64x40xbf16>) -> tensor
 // CHECK-NEXT:    scf.for %[[B:.+]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT:      scf.for %m = %c0 to %c24 step %c24 {
 // CHECK-NEXT:        scf.for %n = %c0 to %c40 step %c40 {
-// CHECK-NEXT:          nisa.memset %acc, 0.000000e+00
-// CHECK-NEXT:          scf.for %k = %c0 to %c64 step %c64 {
-// CHECK-NEXT:            %[[A:.+]] = memref.subview %a[%[[B]], %k, %m] [1, 64, 24] [1, 1, 1] : memref<2x64x24xbf16, #nisa.mem<hbm>> to memref<64x24xbf16, strided<[24, 1], offset: ?>, #nisa.mem<hbm>>
-// CHECK-NEXT:            nisa.dma_copy %stat, %[[A]]
-// CHECK-NEXT:            %[[BB:.+]] = memref.subview %b[%[[B]], %k, %n] [1, 64, 40] [1, 1, 1]
-// CHECK-NEXT:            nisa.dma_copy %mov, %[[BB]]
-// CHECK-NEXT:            nisa.nc_matmul %acc, %stat, %mov accumulate : memref<24x40xf32, #nisa.mem<psum>>, memref<64x24xbf16, #nisa.mem<sbuf>>, memref<64x40xbf16, #nisa.mem<sbuf>>
-// CHECK-NEXT:          }
+// CHECK-NEXT:          %[[A:.+]] = memref.subview %a[%[[B]], 0, %m] [1, 64, 24] [1, 1, 1] : memref<2x64x24xbf16, #nisa.mem<hbm>> to memref<64x24xbf16, strided<[24, 1], offset: ?>, #nisa.mem<hbm>>
+// CHECK-NEXT:          nisa.dma_copy %stat, %[[A]]
+// CHECK-NEXT:          %[[BB:.+]] = memref.subview %b[%[[B]], 0, %n] [1, 64, 40] [1, 1, 1]
+// CHECK-NEXT:          nisa.dma_copy %mov, %[[BB]]
+// CHECK-NEXT:          nisa.nc_matmul %acc, %stat, %mov : memref<24x40xf32, #nisa.mem<psum>>, memref<64x24xbf16, #nisa.mem<sbuf>>, memref<64x40xbf16, #nisa.mem<sbuf>>
 // CHECK-NEXT:          nisa.tensor_copy %res, %acc : memref<24x40xbf16, #nisa.mem<sbuf>>, memref<24x40xf32, #nisa.mem<psum>>
 // CHECK-NEXT:          %[[Y:.+]] = memref.subview %y[%[[B]], %m, %n] [1, 24, 40] [1, 1, 1]
 // CHECK-NEXT:          nisa.dma_copy %[[Y]], %res

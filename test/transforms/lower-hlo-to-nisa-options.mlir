@@ -9,16 +9,17 @@
 // ZERO: mx-opt: error: invalid options for pass 'lower-hlo-to-nisa': matmul_n_tile must be in [1, 512], got 0
 
 // RUN: not mx-opt %s -p 'legalize-scaled-matmul,lower-hlo-to-nisa{matmul-k-tile=48}' 2>&1 | filecheck %s --check-prefix=KTILE
-// KTILE: lower-hlo-to-nisa-options.mlir:25:3: error: 'hlo.custom_call' op lower-hlo-to-nisa: matmul_k_tile 48 is not a multiple of 32, the partition quantum of nc_matmul_mx
+// KTILE: lower-hlo-to-nisa-options.mlir:26:3: error: 'hlo.custom_call' op lower-hlo-to-nisa: matmul_k_tile 48 is not a multiple of 32, the partition quantum of nc_matmul_mx
 // RUN: not mx-opt %s -p 'legalize-scaled-matmul,lower-hlo-to-nisa{matmul-m-tile=5}' 2>&1 | filecheck %s --check-prefix=MTILE
-// MTILE: lower-hlo-to-nisa-options.mlir:25:3: error: 'hlo.custom_call' op lower-hlo-to-nisa: matmul_m_tile 5 is odd; nc_matmul_mx needs an even stationary free size
+// MTILE: lower-hlo-to-nisa-options.mlir:26:3: error: 'hlo.custom_call' op lower-hlo-to-nisa: matmul_m_tile 5 is odd; nc_matmul_mx needs an even stationary free size
 
 // Small tiles: 2 M tiles of 2 rows, N tiles of 8 and a partial one of 2, K in 2 tiles of
 // 32 partitions (128 elements).
 // RUN: mx-opt %s -p 'legalize-scaled-matmul,lower-hlo-to-nisa{matmul-k-tile=32 matmul-m-tile=2 matmul-n-tile=8}' | filecheck %s
 // CHECK: scf.for %m = %c0 to %c4 step %c2 {
 // CHECK:   scf.for %n = %c0 to %c8 step %c8 {
-// CHECK:     scf.for %k = %c0 to %c8 step %c4 {
+// CHECK:     nisa.nc_matmul_mx %acc, %stat scale %stat_scl, %mov scale %mov_scl : memref<2x8xf32, {{.*}}#nisa.mem<psum>>, memref<32x2x!nisa.float8_e4m3fn_x4
+// CHECK:     scf.for %k = %c4 to %c8 step %c4 {
 // CHECK:       nisa.nc_matmul_mx {{.*}} accumulate : memref<2x8xf32, {{.*}}#nisa.mem<psum>>, memref<32x2x!nisa.float8_e4m3fn_x4
 // CHECK:   nisa.nc_matmul_mx {{.*}} accumulate : memref<2x2xf32, {{.*}}#nisa.mem<psum>>, memref<32x2x!nisa.float8_e4m3fn_x4
 func.func @mx(%l: tensor<4x64xui32>, %r: tensor<64x10xui32>, %ls: tensor<4x8xf8E8M0FNU>, %rs: tensor<8x10xf8E8M0FNU>) -> tensor<4x10xf32> {
