@@ -295,10 +295,9 @@ def test_convert_and_chained_ops():
     three_levels(src, inputs)
 
 
-def test_packed_arguments():
-    """ScaledMatmul straight from ui32 / E8M0 arguments: the boundary casts to x4 fold
-    into the patterns' dtype codes; both operands K-minor, a batch dim, a padded K tile."""
-    b, m, n, k = 2, 10, 7, 1056
+def packed_block_scaled_dot(b: int, m: int, n: int, k: int, out_type: str) -> str:
+    """``__op$block_scaled_dot`` of ui32 x4 words ``[b, m, k/4]`` and ``[b, n, k/4]`` with
+    their E8M0 scales (e4m3fn, batch dim 0, K-minor operands) into ``[b, m, n]``."""
     config = json.dumps(
         {
             "scaled_dot_backend_config": {
@@ -312,13 +311,20 @@ def test_packed_arguments():
     ).replace('"', "\\22")
     lhs, rhs = gen.tensor((b, m, k // 4), "ui32"), gen.tensor((b, n, k // 4), "ui32")
     ls, rs = gen.tensor((b, m, k // 32), "f8E8M0FNU"), gen.tensor((b, n, k // 32), "f8E8M0FNU")
-    out = gen.tensor((b, m, n), "bf16")
-    src = (
+    out = gen.tensor((b, m, n), out_type)
+    return (
         f"func.func @main(%l: {lhs}, %r: {rhs}, %ls: {ls}, %rs: {rs}) -> {out} {{\n"
         f"  %y = hlo.custom_call @__op$block_scaled_dot(%l, %r, %ls, %rs) "
         f'{{backend_config = "{config}", api_version = 1 : i32}} : ({lhs}, {rhs}, {ls}, {rs})'
         f" -> {out}\n  func.return %y : {out}\n}}\n"
     )
+
+
+def test_packed_arguments():
+    """ScaledMatmul straight from ui32 / E8M0 arguments: the boundary casts to x4 fold
+    into the patterns' dtype codes; both operands K-minor, a batch dim, a padded K tile."""
+    b, m, n, k = 2, 10, 7, 1056
+    src = packed_block_scaled_dot(b, m, n, k, "bf16")
     scales = [
         RNG.integers(120, 135, size=s, dtype=np.uint8).view(gen.ml_dtypes.float8_e8m0fnu)
         for s in ((b, m, k // 32), (b, n, k // 32))
@@ -433,26 +439,7 @@ def test_adversarial_block_scaled_dot_is_exact_at_every_level():
     2**20 that cancel follow (a float64 sum in K order loses the small ones); K = 1024 is
     two MX passes. The reference decodes the words with ml_dtypes and sums exactly."""
     b, m, n, k = 1, 6, 5, 1024
-    config = json.dumps(
-        {
-            "scaled_dot_backend_config": {
-                "lhs_batch_dimensions": [0],
-                "rhs_batch_dimensions": [0],
-                "lhs_contracting_dimensions": [2],
-                "rhs_contracting_dimensions": [2],
-                "element_dtype": "float8_e4m3fn",
-            }
-        }
-    ).replace('"', "\\22")
-    lhs_t, rhs_t = gen.tensor((b, m, k // 4), "ui32"), gen.tensor((b, n, k // 4), "ui32")
-    ls_t, rs_t = gen.tensor((b, m, k // 32), "f8E8M0FNU"), gen.tensor((b, n, k // 32), "f8E8M0FNU")
-    out = gen.tensor((b, m, n), "f32")
-    src = (
-        f"func.func @main(%l: {lhs_t}, %r: {rhs_t}, %ls: {ls_t}, %rs: {rs_t}) -> {out} {{\n"
-        f"  %y = hlo.custom_call @__op$block_scaled_dot(%l, %r, %ls, %rs) "
-        f'{{backend_config = "{config}", api_version = 1 : i32}} : '
-        f"({lhs_t}, {rhs_t}, {ls_t}, {rs_t}) -> {out}\n  func.return %y : {out}\n}}\n"
-    )
+    src = packed_block_scaled_dot(b, m, n, k, "f32")
     e4m3 = gen.ml_dtypes.float8_e4m3fn
     lhs_codes = RNG.standard_normal((b, m, k)).astype(e4m3)
     rhs_codes = RNG.standard_normal((b, n, k)).astype(e4m3)
