@@ -1,0 +1,69 @@
+"""What the exact PE-pass semantics cost a MoE kernel: the same kernel run in one process
+with the exactness certificate on, and with it stubbed out (every float64 sum trusted, the
+pre-2026-12-02 semantics), alternating, best of N each. Prints the ratio and how many
+outputs took the exact path."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--variant", default="shard_on_block")
+    parser.add_argument("--hidden", type=int, default=3072)
+    parser.add_argument("--intermediate", type=int, default=2048)
+    parser.add_argument("--experts", type=int, default=8)
+    parser.add_argument("--tokens", type=int, default=1024)
+    parser.add_argument("--block-size", type=int, default=512)
+    parser.add_argument("--top-k", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+    import numpy as np
+
+    import mxdsl.numerics.matmul as matmul
+    from mxdsl.kernels.moe_cte import (
+        MoECTEImplementation,
+        MoECTEOptions,
+        MoECTESizes,
+        MoECTESpec,
+        build_moe_cte,
+    )
+    from mxdsl.kernels.moe_cte.reference import make_inputs
+    from mxdsl.numerics.exact import EXACT_PATH, ColumnBits
+
+    def no_bits(tile: np.ndarray, precision: int | None = None) -> ColumnBits:
+        zeros = np.zeros(tile.shape[1], dtype=np.int64)
+        return ColumnBits(zeros, zeros, zeros)
+
+    real = matmul.quick_column_bits, matmul.all_certified
+    stub = no_bits, lambda *_: True
+    spec = MoECTESpec(MoECTEImplementation[args.variant])
+    sizes = MoECTESizes(
+        args.hidden, args.intermediate, args.experts, args.tokens, args.block_size, args.top_k
+    )
+    options = MoECTEOptions(dtype="bf16")
+    kernel = build_moe_cte(spec, sizes, options)
+    inputs = make_inputs(spec, sizes, options, seed=0)
+    kernel.run(inputs.arrays)  # warm up
+    best = {"on": float("inf"), "off": float("inf")}
+    for _ in range(args.repeat):
+        for mode, (bits, certified) in (("on", real), ("off", stub)):
+            matmul.quick_column_bits, matmul.all_certified = bits, certified
+            EXACT_PATH.reset()
+            start = time.perf_counter()
+            kernel.run(inputs.arrays)
+            best[mode] = min(best[mode], time.perf_counter() - start)
+    matmul.quick_column_bits, matmul.all_certified = real
+    print(
+        f"{args.variant}: certificate on {best['on']:.2f} s, off {best['off']:.2f} s, "
+        f"ratio {best['on'] / best['off']:.3f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
