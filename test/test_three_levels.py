@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import exact_reference as exact
 import numpy as np
 import pytest
 from xdsl.dialects import func
@@ -337,25 +338,6 @@ def test_packed_arguments():
 
 
 # ------------------------------------------------------------ adversarial passes
-
-
-def _load_exact_reference() -> ModuleType:
-    """``test/numerics/exact_reference.py``: exact rational pass sums (shares no code
-    with mxdsl)."""
-    known = sys.modules.get("exact_reference")
-    if known is not None:
-        return known
-    path = Path(__file__).parent / "numerics" / "exact_reference.py"
-    spec = importlib.util.spec_from_file_location("exact_reference", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-exact = _load_exact_reference()
 
 
 def spread(shape: tuple[int, ...], element: str, low: int, high: int) -> np.ndarray:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from exact_reference import exact_pass
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 
@@ -239,7 +240,6 @@ def test_batched_loop_passes_are_exact_on_adversarial_data() -> None:
     on data a float64 sum gets wrong: +-2**60 weight pairs that cancel around small
     products, f32 values over 80 binades; every output equals exact Fraction sums added
     in fp32 (``test/numerics/exact_reference.py``), so batching cannot change a bit."""
-    exact = _exact_reference()
     rng = np.random.default_rng(15)
     x = (rng.standard_normal((8, 3, 16)) * np.exp2(rng.integers(-40, 40, (8, 3, 16)))).astype(
         np.float32
@@ -259,25 +259,8 @@ def test_batched_loop_passes_are_exact_on_adversarial_data() -> None:
     tokens = x.astype(np.float64)
     for round_ in range(2):
         for k in range(3):
-            gate = gate + exact.exact_pass(w[:, k, 0, :].T.astype(np.float64), tokens[:, k, :])
-            up = up + exact.exact_pass(w[:, k, 1, :].T.astype(np.float64), tokens[:, k, :])
+            gate = gate + exact_pass(w[:, k, 0, :].T.astype(np.float64), tokens[:, k, :])
+            up = up + exact_pass(w[:, k, 1, :].T.astype(np.float64), tokens[:, k, :])
         assert np.array_equal(out[round_, 0].view(np.uint32), gate.view(np.uint32))
         assert np.array_equal(out[round_, 1].view(np.uint32), up.view(np.uint32))
         tokens = tokens * 2.0
-
-
-def _exact_reference():
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    if "exact_reference" in sys.modules:
-        return sys.modules["exact_reference"]
-    path = Path(__file__).parents[1] / "numerics" / "exact_reference.py"
-    spec = importlib.util.spec_from_file_location("exact_reference", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["exact_reference"] = module
-    spec.loader.exec_module(module)
-    return module
