@@ -30,7 +30,9 @@ sum that underflows gives -0.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache, cached_property
 
+import ml_dtypes
 import numpy as np
 
 _F32 = np.dtype(np.float32)
@@ -41,6 +43,9 @@ EMPTY_LOW = 1 << 20
 """``low`` of a column without a finite nonzero element (larger than any exponent)."""
 
 FLOAT64_BITS = 53
+
+NARROW = -(1 << 30)
+"""The :attr:`ColumnBits.width` of a column that cannot make a sum inexact."""
 
 
 @dataclass
@@ -63,7 +68,8 @@ EXACT_PATH = ExactPathCounter()
 class ColumnBits:
     """Per column of an operand ``[..., K, F]`` (the contraction along axis -2): the
     exponent of the highest (``top``) and of the lowest (``low``) set bit over its finite
-    nonzero elements, and how many elements may be nonzero (``count``; an upper bound)."""
+    nonzero elements, and how many elements may be nonzero (``count``; an upper bound).
+    The derived figures the certificate reads are computed once per operand."""
 
     top: np.ndarray
     low: np.ndarray
@@ -79,25 +85,48 @@ class ColumnBits:
             np.concatenate([p.count for p in parts], axis=-1),
         )
 
+    @staticmethod
+    def known(
+        top: np.ndarray, low: np.ndarray, count: np.ndarray, width: np.ndarray, log: int
+    ) -> ColumnBits:
+        """Bits whose :attr:`width` and :attr:`log` the caller has at hand already (they
+        must be what the properties compute)."""
+        bits = ColumnBits(top, low, count)
+        bits.__dict__.update(width=width, log=log)  # what the cached properties hold
+        return bits
+
     def take(self, columns: slice | np.ndarray) -> ColumnBits:
         return ColumnBits(self.top[..., columns], self.low[..., columns], self.count[..., columns])
+
+    @cached_property
+    def width(self) -> np.ndarray:
+        """``top - low`` (the bits a column's elements span), or :data:`NARROW` for a
+        column with at most one nonzero element: its products are one product per
+        output, exact whatever the other side."""
+        return np.where(self.count > 1, self.top - self.low, NARROW)
+
+    @cached_property
+    def log(self) -> int:
+        """``ceil(log2(count))`` of the largest count: a bound for every column."""
+        return _ceil_log2(int(self.count.max(initial=0)))
+
+    @cached_property
+    def widest(self) -> int:
+        return int(self.width.max(initial=NARROW))
+
+    @cached_property
+    def highest(self) -> int:
+        """The largest ``top``."""
+        return int(self.top.max(initial=EMPTY_TOP))
 
 
 _QUICK_LAYOUT = {
     # dtype: (unsigned view, magnitude mask, mantissa bits, exponent bias, precision)
-    np.dtype(np.float64): (np.dtype(np.uint64), 0x7FFF_FFFF_FFFF_FFFF, 52, 1023, 53),
-    np.dtype(np.float32): (np.dtype(np.uint32), 0x7FFF_FFFF, 23, 127, 24),
-    np.dtype(np.float16): (np.dtype(np.uint16), 0x7FFF, 10, 15, 11),
+    np.dtype(np.float64): (np.uint64, 0x7FFF_FFFF_FFFF_FFFF, 52, 1023, 53),
+    np.dtype(np.float32): (np.uint32, 0x7FFF_FFFF, 23, 127, 24),
+    np.dtype(ml_dtypes.bfloat16): (np.uint16, 0x7FFF, 7, 127, 8),
+    np.dtype(np.float16): (np.uint16, 0x7FFF, 10, 15, 11),
 }
-
-
-def _quick_layout(dtype: np.dtype) -> tuple[np.dtype, int, int, int, int] | None:
-    layout = _QUICK_LAYOUT.get(dtype)
-    if layout is not None:
-        return layout
-    if dtype.name == "bfloat16":
-        return np.dtype(np.uint16), 0x7FFF, 7, 127, 8
-    return None
 
 
 def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnBits | None:
@@ -108,27 +137,48 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     carry fewer, as MX-dequantized values do), ``count`` = K. A subnormal counts as the
     smallest normal exponent (right for the dtype's own precision, and for float64 holding
     fp32 values, which are never float64 subnormals). ``None`` for other dtypes.
-    Infinities and NaNs are not excluded: their exponent field only widens the bound."""
-    layout = _quick_layout(tile.dtype)
+    Infinities and NaNs are not excluded: their exponent field only widens the bound.
+
+    The tile is read in four passes (mask, max, decrement, min) and the rest is done on
+    ``[2, F]`` arrays: the figures are needed for every PE operand, so their cost is
+    mostly the count of numpy calls."""
+    layout = _QUICK_LAYOUT.get(tile.dtype)
     if layout is None:
         return None
-    word, magnitude_mask, mantissa_bits, bias, own_precision = layout
-    if precision is None:
-        precision = own_precision
-    k = tile.shape[0]
-    magnitude = tile.view(word) & word.type(magnitude_mask)
-    if k == 0:
-        empty = np.full(tile.shape[1], EMPTY_TOP, dtype=np.int64)
-        return ColumnBits(empty, -empty, np.zeros(tile.shape[1], dtype=np.int64))
-    largest = magnitude.max(axis=0)
-    magnitude -= word.type(1)  # zero wraps to the largest word: the min skips it
-    smallest = magnitude.min(axis=0) + word.type(1)
-    top = np.maximum((largest >> mantissa_bits).astype(np.int64), 1) - bias
-    low = np.maximum((smallest >> mantissa_bits).astype(np.int64), 1) - bias - (precision - 1)
-    empty = largest == 0
-    top[empty] = EMPTY_TOP
-    low[empty] = EMPTY_LOW
-    return ColumnBits(top, low, np.where(empty, 0, k))
+    unsigned, magnitude_mask, mantissa_bits, bias, own_precision = layout
+    precision = own_precision if precision is None else precision
+    k, width = tile.shape
+    if k == 0 or width == 0:
+        return ColumnBits(
+            np.full(width, EMPTY_TOP, np.int64),
+            np.full(width, EMPTY_LOW, np.int64),
+            np.zeros(width, np.int64),
+        )
+    magnitude = tile.view(unsigned) & unsigned(magnitude_mask)
+    words = np.empty((2, width), dtype=unsigned)  # the largest and the smallest nonzero
+    magnitude.max(axis=0, out=words[0])
+    magnitude -= unsigned(1)  # zero wraps to the largest word: the min skips it
+    magnitude.min(axis=0, out=words[1])
+    words[1] += unsigned(1)
+    exponents = np.maximum((words >> mantissa_bits).astype(np.int64), 1)
+    exponents -= _exponent_offsets(bias, precision)
+    top, low = exponents
+    empty = words[0] == 0
+    if empty.any():
+        top[empty] = EMPTY_TOP
+        low[empty] = EMPTY_LOW
+        return ColumnBits(top, low, np.where(empty, 0, k))
+    count = np.full(width, k, np.int64)
+    if k == 1:
+        return ColumnBits(top, low, count)
+    return ColumnBits.known(top, low, count, top - low, _ceil_log2(k))
+
+
+@cache
+def _exponent_offsets(bias: int, precision: int) -> np.ndarray:
+    """What a ``[2, F]`` pair of (largest, smallest) exponent fields less gives (top,
+    low)."""
+    return np.array([[bias], [bias + precision - 1]], dtype=np.int64)
 
 
 def column_bits(values: np.ndarray) -> ColumnBits:
@@ -159,66 +209,48 @@ def _leading_gap(significand: np.ndarray) -> np.ndarray:
     return np.where(significand == 0, 0, 52 - highest)
 
 
-def _ceil_log2(count: np.ndarray) -> np.ndarray:
-    """``ceil(log2(count))`` for positive integer counts (0 for 0 and 1)."""
-    c = np.maximum(count, 1).astype(np.float64)
-    mantissa, exponent = np.frexp(c)
-    return exponent - (mantissa == 0.5)
+def _ceil_log2(count: int) -> int:
+    """``ceil(log2(count))`` for a positive count (0 for 0 and 1)."""
+    return max(count - 1, 0).bit_length()
 
 
 def uncertified(rows: ColumnBits, columns: ColumnBits) -> np.ndarray:
     """``[..., M, N]``: whether output ``(i, j)`` of ``lhs[..., M, K] @ rhs[..., K, N]``
     may not be exact in float64 (``rows``: the bits of lhs's rows, ``columns``: of rhs's
     columns); see the module docstring."""
-    width = (rows.top - rows.low)[..., :, None] + (columns.top - columns.low)[..., None, :]
-    row_log, column_log = _ceil_log2(rows.count), _ceil_log2(columns.count)
-    width += 2 + np.minimum(row_log[..., :, None], column_log[..., None, :])
-    several = np.minimum(rows.count[..., :, None], columns.count[..., None, :]) > 1
-    return (width > FLOAT64_BITS) & several
+    log = min(rows.log, columns.log)
+    return rows.width[..., :, None] + columns.width[..., None, :] > FLOAT64_BITS - 2 - log
 
 
 def uncertified_outputs(rows: ColumnBits, columns: ColumnBits) -> tuple[np.ndarray, ...]:
     """The indices of :func:`uncertified`'s True entries. For one pass (1-D bits) only
-    the rows and columns that fail against the other side's widest are compared pairwise,
-    so a few wide rows or columns cost O(M + N) plus their own cross product."""
+    the rows failing against the widest column and the columns failing against the
+    widest row are compared pairwise, so a few wide rows or columns cost O(M + N) plus
+    their own cross product."""
     if rows.top.ndim != 1 or columns.top.ndim != 1:
         return np.nonzero(uncertified(rows, columns))
-    row_width, column_width = rows.top - rows.low, columns.top - columns.low
-    if row_width.size == 0 or column_width.size == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    # (i, j) fails only if width_i + width_j + 2 + log_j > 53 (min(log_i, log_j) <= log_j)
-    # and likewise with log_i: so only rows failing against the widest column (with its
-    # log) and columns failing against the widest row can meet in a failure
-    limit = FLOAT64_BITS - 2
-    widest_column = int((column_width + _ceil_log2(columns.count)).max())
-    widest_row = int((row_width + _ceil_log2(rows.count)).max())
-    wide_rows = np.flatnonzero(row_width + widest_column > limit)
-    wide_columns = np.flatnonzero(column_width + widest_row > limit)
-    sub = uncertified(rows.take(wide_rows), columns.take(wide_columns))
-    i, j = np.nonzero(sub)
+    limit = FLOAT64_BITS - 2 - min(rows.log, columns.log)
+    wide_rows = np.flatnonzero(rows.width > limit - columns.widest)
+    wide_columns = np.flatnonzero(columns.width > limit - rows.widest)
+    if wide_rows.size == 0 or wide_columns.size == 0:
+        return wide_rows, wide_columns[:0]
+    fails = rows.width[wide_rows, None] + columns.width[None, wide_columns] > limit
+    i, j = np.nonzero(fails)
     return wide_rows[i], wide_columns[j]
 
 
 def all_certified(rows: ColumnBits, columns: ColumnBits) -> bool:
     """Whether every output is certified, from the widest row and column alone (an
-    O(M + N) test that decides the common case)."""
-    if rows.top.size == 0 or columns.top.size == 0:
-        return True
-    row_width = rows.top - rows.low
-    column_width = columns.top - columns.low
-    count = int(min(rows.count.max(initial=0), columns.count.max(initial=0)))
-    if count <= 1:
-        return True
-    widest = int(row_width.max()) + int(column_width.max())
-    return widest + 2 + int(_ceil_log2(np.array(count))) <= FLOAT64_BITS
+    O(M + N) test, O(1) once the operands' figures are known, that decides the common
+    case)."""
+    return rows.widest + columns.widest + 2 + min(rows.log, columns.log) <= FLOAT64_BITS
 
 
 def may_overflow(rows: ColumnBits, columns: ColumnBits, k: int) -> bool:
     """Whether some finite pass sum may reach the fp32 overflow threshold (``2**128``)."""
     if rows.top.size == 0 or columns.top.size == 0:
         return False
-    bound = int(rows.top.max()) + int(columns.top.max()) + 2 + int(_ceil_log2(np.array(k)))
-    return bound >= 128
+    return rows.highest + columns.highest + 2 + _ceil_log2(k) >= 128
 
 
 # ----------------------------------------------------------------------------- exact path
@@ -340,39 +372,86 @@ def fix_uncertified(
     round to the exact sums' fp32 values everywhere. ``rows`` / ``columns``: (bounds of)
     the :class:`ColumnBits` of lhs's rows and rhs's columns. An output the bit
     certificate does not cover is kept when :func:`rounds_safely` proves its fp32
-    rounding right anyway; the rest get the exactly rounded fp32 sum (held in float64).
-    Returns how many outputs took the exact path."""
+    rounding right, first with an error bound from the exponents alone, then, for the few
+    left, from the sum of its products' magnitudes; an output still in doubt is snapped to
+    the exact sum when the bound is below half the grid its products lie on, and the rest
+    take the exact path (:func:`round_exact_sum`). Returns how many outputs took the
+    exact path."""
     index = uncertified_outputs(rows, columns)
     if index[0].size == 0:
         return 0
     if len(index) != out.ndim:  # the bits broadcast over batch dims of the outputs
         index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
-    tops = (
-        np.broadcast_to(rows.top[..., :, None], out.shape)[index]
-        + np.broadcast_to(columns.top[..., None, :], out.shape)[index]
-    )
-    counts = np.minimum(
-        np.broadcast_to(rows.count[..., :, None], out.shape)[index],
-        np.broadcast_to(columns.count[..., None, :], out.shape)[index],
-    )
-    unsafe = ~rounds_safely(out[index], tops, counts)
-    index = tuple(i[unsafe] for i in index)
-    count = index[0].size
-    EXACT_PATH.exact += count
-    if count == 0:
+    log = min(rows.log, columns.log)
+    sums = out[index]
+    # any order of c - 1 float64 additions of c products below 2**(tops + 2) is off by
+    # at most gamma(c - 1) * c * 2**(tops + 2) < 2**(2 log + tops + 2 - 52)
+    bound = np.ldexp(1.0, _pair_tops(rows, columns, index, out.shape) + 2 * log + 2 - 52)
+    doubt = ~rounds_safely(sums, bound)
+    if not doubt.any():
         return 0
-    if count * lhs.shape[-1] >= _PIECES_FROM:
-        mask = _mask(index, out.shape)
-        done = _piece_sums(out, lhs, rhs, mask)
-        index = np.nonzero(mask & ~done)
-        if index[0].size == 0:
-            return count
-    batch = out.shape[:-2]
+    index, sums = tuple(i[doubt] for i in index), sums[doubt]
+    if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
+        return _fix_by_pieces(out, lhs, rhs, index)
+    products = _pair_products(lhs, rhs, index, out.shape)
+    # gamma(c - 1) * sum |p|, where the float64 sum of the |p| is within a factor
+    # (1 + gamma(c - 1)) of the exact one: below 2**(log - 52) times that float64 sum
+    bound = np.ldexp(np.abs(products).sum(axis=-1), log - 52)
+    # every product, so the exact sum, is a multiple of 2**low (the lowest set bit over
+    # the products): less than half that step away, the exact sum is the float64 sum
+    # snapped to the grid (dividing and multiplying by a power of two is exact); + 0.0
+    # makes an exact zero +0 (all products zero: any grid will do)
+    grid = np.ldexp(1.0, np.minimum(column_bits(np.swapaxes(products, -1, -2)).low, _NO_GRID))
+    snaps = bound < grid / 2
+    if snaps.any():
+        snapped = np.rint(sums[snaps] / grid[snaps]) * grid[snaps] + 0.0
+        out[tuple(i[snaps] for i in index)] = snapped
+    doubt = ~(snaps | rounds_safely(sums, bound))
+    count = int(np.count_nonzero(doubt))
+    EXACT_PATH.exact += count
+    if count:
+        out[tuple(i[doubt] for i in index)] = round_exact_sum(products[doubt])
+    return count
+
+
+def _pair_tops(
+    rows: ColumnBits, columns: ColumnBits, index: tuple[np.ndarray, ...], shape: tuple[int, ...]
+) -> np.ndarray:
+    """``top_i + top_j`` for the outputs at ``index``."""
+    if rows.top.ndim == 1 and columns.top.ndim == 1 and len(index) == 2:
+        return rows.top[index[0]] + columns.top[index[1]]
+    return (
+        np.broadcast_to(rows.top[..., :, None], shape)[index]
+        + np.broadcast_to(columns.top[..., None, :], shape)[index]
+    )
+
+
+_NO_GRID = 1000
+"""A grid exponent for a sum of zero products (any that keeps 2**exponent finite)."""
+
+
+def _pair_products(
+    lhs: np.ndarray, rhs: np.ndarray, index: tuple[np.ndarray, ...], shape: tuple[int, ...]
+) -> np.ndarray:
+    """``[n, K]``: the products of the outputs at ``index`` (exact in float64)."""
+    batch = shape[:-2]
     lhs_b = np.broadcast_to(lhs, (*batch, *lhs.shape[-2:]))
     rhs_t = np.swapaxes(np.broadcast_to(rhs, (*batch, *rhs.shape[-2:])), -1, -2)
-    lhs_rows = lhs_b[index[:-1]]
-    rhs_cols = rhs_t[(*index[:-2], index[-1])]
-    out[index] = exact_sums(lhs_rows, rhs_cols)
+    return lhs_b[index[:-1]] * rhs_t[(*index[:-2], index[-1])]
+
+
+def _fix_by_pieces(
+    out: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, index: tuple[np.ndarray, ...]
+) -> int:
+    """The exact path for many outputs: 8-bit pieces through BLAS where they certify,
+    products one by one for the rest."""
+    count = index[0].size
+    EXACT_PATH.exact += count
+    mask = _mask(index, out.shape)
+    done = _piece_sums(out, lhs, rhs, mask)
+    index = np.nonzero(mask & ~done)
+    if index[0].size:
+        out[index] = round_exact_sum(_pair_products(lhs, rhs, index, out.shape))
     return count
 
 
@@ -382,25 +461,20 @@ def _mask(index: tuple[np.ndarray, ...], shape: tuple[int, ...]) -> np.ndarray:
     return mask
 
 
-def rounds_safely(sums: np.ndarray, tops: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Whether a float64 sum ``sums`` of at most ``counts`` products, each below
-    ``2**(tops + 2)`` in magnitude, rounds to the same fp32 value as the exact sum, in
-    whatever order float64 added them. Any order of ``c - 1`` float64 additions is off
-    by at most ``gamma(c - 1) * sum |p| < c**2 * 2**-52 * 2**(tops + 2)`` (the products
-    are exact); when the float64 sum is further than twice that from every fp32 rounding
-    boundary (the midpoints around its fp32 rounding, measured on the narrower side), the
-    exact sum rounds the same way. Non-finite sums are right in any order (NaN and inf
-    absorb; these products cannot overflow float64) and count as safe; a sum whose fp32
-    rounding is 0 or inf, or whose error interval reaches 0, does not."""
+def rounds_safely(sums: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """Whether a float64 sum ``sums``, off the exact sum by at most ``bound``, rounds to
+    the same fp32 value as the exact sum: rounding is monotone, so every value of
+    ``[sums - bound, sums + bound]`` rounds alike when both ends do (as bit patterns: an
+    interval around 0 does not, since the exact sum may be an exact zero, +0). The ends
+    are taken at twice the bound, which covers their own float64 rounding (``bound`` is
+    at least ``2**-53 * |sums|`` wherever this is used). Non-finite sums are right in any
+    order (NaN and inf absorb; these products cannot overflow float64) and come out safe:
+    their ends are the same NaN or infinity."""
     with np.errstate(over="ignore", invalid="ignore"):
-        bound = np.ldexp(np.square(counts.astype(np.float64)), tops + 2 - 52)
-        rounded = sums.astype(_F32)
-        magnitude = np.abs(rounded)
-        gap = (magnitude - np.nextafter(magnitude, _F32.type(0))).astype(np.float64)
-        distance = np.abs(sums - rounded.astype(np.float64))
-        safe = distance + 2 * bound < gap / 2
-        safe &= np.abs(sums) > 2 * bound
-    return safe | ~np.isfinite(sums)
+        margin = 2 * bound
+        below = (sums - margin).astype(_F32).view(np.uint32)
+        above = (sums + margin).astype(_F32).view(np.uint32)
+    return below == above
 
 
 _PIECES_FROM = 1 << 16
