@@ -230,3 +230,72 @@ def test_wide_f32_passes_take_the_piecewise_route_exactly():
         i, j = divmod(int(flat), 64)
         want = exact_pass(lhs[i : i + 1], rhs[:, j : j + 1])
         np.testing.assert_array_equal(bits(got[i : i + 1, j : j + 1]), bits(want))
+
+
+def test_near_ties_of_wide_bf16_passes():
+    """bf16 passes (K = 128) whose exact sums all sit on an fp32 midpoint: 2**24 plus 127
+    odd products (odd integers below 256), so the sum is odd and in [2**24, 2**25). Each
+    row and column also holds a tiny element (2**-30) facing a zero, so the bit
+    certificate fails for every output although float64 happens to add them exactly:
+    these are the near-ties that are settled from the products. Every output, through
+    one pass and the batched path, equals the exact sum rounded once (ties to even);
+    the reference confirms independently that they are midpoints."""
+    m, k, n = 12, 128, 20
+    lhs = RNG.integers(64, 128, size=(m, k)) * 2 + 1
+    rhs = RNG.integers(64, 128, size=(k, n)) * 2 + 1
+    lhs[:, 0], rhs[0] = 2**16, 2**8  # one product of 2**24
+    lhs[:, 1], rhs[1] = 0, 0  # two positions where the tiny elements face zeros
+    lhs = lhs.astype(np.float32).astype(BF16)
+    rhs = rhs.astype(np.float32).astype(BF16)
+    lhs[:, 2], rhs[2] = 0, 0
+    lhs[:, 1], rhs[2] = BF16.type(2.0**-30), BF16.type(2.0**-30)
+    _check_near_ties(lhs, rhs, every_output_a_midpoint=True)
+
+
+def test_wide_bf16_passes_with_random_data():
+    """The same with random bf16 data and one tiny element per row and column (facing
+    ordinary values): uncertified outputs settled by the error bound, the grid or the
+    exact path, each equal to the exact sum rounded once."""
+    m, k, n = 24, 128, 40
+    lhs = spread((m, k), BF16, -3, 3)
+    rhs = spread((k, n), BF16, -3, 3)
+    lhs[np.arange(m), RNG.integers(0, k, m)] = BF16.type(2.0**-30)
+    rhs[RNG.integers(0, k, n), np.arange(n)] = BF16.type(-(2.0**-28))
+    _check_near_ties(lhs, rhs, every_output_a_midpoint=False)
+
+
+def _check_near_ties(lhs: np.ndarray, rhs: np.ndarray, every_output_a_midpoint: bool) -> None:
+    m, n = lhs.shape[0], rhs.shape[1]
+    expected = exact_pass(lhs, rhs)
+    np.testing.assert_array_equal(bits(pe_pass(lhs, rhs)), bits(expected))
+    dst = np.empty((m, n), dtype=np.float32)
+    starts = range(0, m, 4)
+    passes = [
+        PePass(dst[r : r + 4], pe_operand(np.ascontiguousarray(lhs[r : r + 4].T)), False)
+        for r in starts
+    ]
+    pe_passes_into(pe_operand(rhs), passes)
+    np.testing.assert_array_equal(bits(dst), bits(expected))
+    if every_output_a_midpoint:
+        exact = [
+            sum(_fraction_products(lhs[i].astype(np.float64), rhs[:, j].astype(np.float64)))
+            for i in range(m)
+            for j in range(n)
+        ]
+        assert all(_is_f32_midpoint(value) for value in exact)
+
+
+def _is_f32_midpoint(value) -> bool:
+    """Whether a nonzero Fraction lies halfway between two fp32 neighbours (normal range:
+    scaled into [2**23, 2**24), where fp32's values are the integers, it is an odd
+    multiple of 1/2)."""
+    from fractions import Fraction
+
+    if value == 0:
+        return False
+    magnitude = abs(value)
+    exponent = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+    if Fraction(2) ** exponent > magnitude:
+        exponent -= 1
+    scaled = magnitude / Fraction(2) ** (exponent - 23)  # in [2**23, 2**24): fp32's grid
+    return scaled.denominator == 2
