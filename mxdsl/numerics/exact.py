@@ -372,41 +372,67 @@ def fix_uncertified(
     round to the exact sums' fp32 values everywhere. ``rows`` / ``columns``: (bounds of)
     the :class:`ColumnBits` of lhs's rows and rhs's columns. An output the bit
     certificate does not cover is kept when :func:`rounds_safely` proves its fp32
-    rounding right, first with an error bound from the exponents alone, then, for the few
-    left, from the sum of its products' magnitudes; an output still in doubt is snapped to
-    the exact sum when the bound is below half the grid its products lie on, and the rest
-    take the exact path (:func:`round_exact_sum`). Returns how many outputs took the
-    exact path."""
-    index = uncertified_outputs(rows, columns)
+    rounding right with an error bound from the exponents alone (:func:`_doubtful`); the
+    few left are settled from their products (:func:`_settle`). Returns how many outputs
+    took the exact path."""
+    log = min(rows.log, columns.log)
+    index = _doubtful(out, rows, columns, log)
     if index[0].size == 0:
         return 0
-    if len(index) != out.ndim:  # the bits broadcast over batch dims of the outputs
-        index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
-    log = min(rows.log, columns.log)
-    sums = out[index]
-    # any order of c - 1 float64 additions of c products below 2**(tops + 2) is off by
-    # at most gamma(c - 1) * c * 2**(tops + 2) < 2**(2 log + tops + 2 - 52)
-    bound = np.ldexp(1.0, _pair_tops(rows, columns, index, out.shape) + 2 * log + 2 - 52)
-    doubt = ~rounds_safely(sums, bound)
-    if not doubt.any():
-        return 0
-    index, sums = tuple(i[doubt] for i in index), sums[doubt]
     if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
         return _fix_by_pieces(out, lhs, rhs, index)
-    products = _pair_products(lhs, rhs, index, out.shape)
-    # gamma(c - 1) * sum |p|, where the float64 sum of the |p| is within a factor
-    # (1 + gamma(c - 1)) of the exact one: below 2**(log - 52) times that float64 sum
+    return _settle(out, _pair_products(lhs, rhs, index, out.shape), index, log)
+
+
+def _doubtful(
+    out: np.ndarray, rows: ColumnBits, columns: ColumnBits, log: int
+) -> tuple[np.ndarray, ...]:
+    """The outputs the certificate does not cover whose fp32 rounding an error bound from
+    the exponents alone does not settle: any order of ``c - 1`` float64 additions of
+    ``c`` products below ``2**(top_i + top_j + 2)`` is off by at most
+    ``gamma(c - 1) * c * 2**(top_i + top_j + 2) < 2**(2 log + top_i + top_j + 2 - 52)``.
+    For one pass (1-D bits) only the rows failing against the widest column and the
+    columns failing against the widest row are paired (only they can meet in a
+    failure), so a few wide rows or columns cost O(M + N) plus their cross product."""
+    exponent = 2 * log + 2 - 52
+    if rows.top.ndim != 1 or columns.top.ndim != 1 or out.ndim != 2:
+        index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
+        bound = np.ldexp(1.0, _pair_tops(rows, columns, index, out.shape) + exponent)
+        doubt = ~rounds_safely(out[index], bound)
+        return tuple(i[doubt] for i in index)
+    limit = FLOAT64_BITS - 2 - log
+    wide_rows = np.flatnonzero(rows.width > limit - columns.widest)
+    wide_columns = np.flatnonzero(columns.width > limit - rows.widest)
+    if wide_rows.size == 0 or wide_columns.size == 0:
+        return wide_rows[:0], wide_columns[:0]
+    fails = rows.width[wide_rows, None] + columns.width[None, wide_columns] > limit
+    i, j = np.nonzero(fails)
+    i, j = wide_rows[i], wide_columns[j]
+    doubt = ~rounds_safely(out[i, j], np.ldexp(1.0, rows.top[i] + columns.top[j] + exponent))
+    return i[doubt], j[doubt]
+
+
+def _settle(out: np.ndarray, products: np.ndarray, index: tuple[np.ndarray, ...], log: int) -> int:
+    """Settle the outputs at ``index`` from their ``products [n, K]``. Their float64 sums
+    are off by at most ``gamma(c - 1) * sum |p|``; the float64 sum of the ``|p|`` being
+    within a factor ``1 + gamma(c - 1)`` of the exact one, ``2**(log - 52)`` times it
+    bounds the error (``bound``). Let ``grid`` be the power of two just above twice the
+    bound: where every product is a multiple of the grid, so is the exact sum, and it is
+    the float64 sum snapped to the grid (the nearest multiple is less than half a step
+    away; dividing and multiplying by a power of two is exact; + 0.0 makes an exact zero
+    +0). That settles the near-ties (bf16 products' sums often sit on an fp32 midpoint).
+    The rest are kept where :func:`rounds_safely` holds with ``bound``, and take the
+    exact path otherwise. Returns how many took the exact path."""
+    sums = out[index]
     bound = np.ldexp(np.abs(products).sum(axis=-1), log - 52)
-    # every product, so the exact sum, is a multiple of 2**low (the lowest set bit over
-    # the products): less than half that step away, the exact sum is the float64 sum
-    # snapped to the grid (dividing and multiplying by a power of two is exact); + 0.0
-    # makes an exact zero +0 (all products zero: any grid will do)
-    grid = np.ldexp(1.0, np.minimum(column_bits(np.swapaxes(products, -1, -2)).low, _NO_GRID))
-    snaps = bound < grid / 2
-    if snaps.any():
-        snapped = np.rint(sums[snaps] / grid[snaps]) * grid[snaps] + 0.0
-        out[tuple(i[snaps] for i in index)] = snapped
-    doubt = ~(snaps | rounds_safely(sums, bound))
+    grid = np.ldexp(1.0, np.frexp(bound)[1] + 1)
+    multiples = products / grid[:, None]
+    snaps = (np.rint(multiples) == multiples).all(axis=-1)
+    out[tuple(i[snaps] for i in index)] = np.rint(sums[snaps] / grid[snaps]) * grid[snaps] + 0.0
+    if snaps.all():
+        return 0
+    doubt = ~snaps
+    doubt[doubt] = ~rounds_safely(sums[doubt], bound[doubt])
     count = int(np.count_nonzero(doubt))
     EXACT_PATH.exact += count
     if count:
@@ -426,14 +452,12 @@ def _pair_tops(
     )
 
 
-_NO_GRID = 1000
-"""A grid exponent for a sum of zero products (any that keeps 2**exponent finite)."""
-
-
 def _pair_products(
     lhs: np.ndarray, rhs: np.ndarray, index: tuple[np.ndarray, ...], shape: tuple[int, ...]
 ) -> np.ndarray:
     """``[n, K]``: the products of the outputs at ``index`` (exact in float64)."""
+    if lhs.ndim == 2 and rhs.ndim == 2 and len(index) == 2:
+        return lhs[index[0]] * rhs.T[index[1]]
     batch = shape[:-2]
     lhs_b = np.broadcast_to(lhs, (*batch, *lhs.shape[-2:]))
     rhs_t = np.swapaxes(np.broadcast_to(rhs, (*batch, *rhs.shape[-2:])), -1, -2)

@@ -261,7 +261,7 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         return
     lhs = _stacked([s.widened for s in stationaries])
     products = _products(moving, lhs)
-    rows = ColumnBits.concatenate([s.quick_bits for s in stationaries])
+    rows = _row_bits(stationaries)
     nonfinite = not (moving.finite and all(s.finite for s in stationaries))
     if not all_certified(rows, moving.quick_bits):
         moving_products = products[:, moving.columns]
@@ -280,6 +280,25 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         if renormalize and p.accumulate:  # inf + -inf in PSUM: the canonical NaN
             canonicalize_nan(p.dst)
         offset += count
+
+
+def _row_bits(stationaries: Sequence[PeOperand]) -> ColumnBits:
+    """The stationaries' quick bits side by side (the rows of the stacked lhs): one
+    :func:`quick_column_bits` over their nonzero columns stacked, when they share a dtype
+    and precision and have not been analysed already (one call instead of one per
+    stationary: its cost is mostly the count of numpy calls)."""
+    first = stationaries[0]
+    if len(stationaries) == 1 or all("quick_bits" in s.__dict__ for s in stationaries):
+        return ColumnBits.concatenate([s.quick_bits for s in stationaries])
+    if any(
+        s.tile.dtype != first.tile.dtype or s.precision != first.precision for s in stationaries
+    ):
+        return ColumnBits.concatenate([s.quick_bits for s in stationaries])
+    stacked = np.concatenate([s.tile[:, s.columns] for s in stationaries], axis=1)
+    bits = quick_column_bits(stacked, first.precision)
+    if bits is None:
+        return ColumnBits.concatenate([s.quick_bits for s in stationaries])
+    return bits
 
 
 def _unskipped_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
