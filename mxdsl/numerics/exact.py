@@ -230,10 +230,10 @@ def uncertified_outputs(rows: ColumnBits, columns: ColumnBits) -> tuple[np.ndarr
     if rows.top.ndim != 1 or columns.top.ndim != 1:
         return np.nonzero(uncertified(rows, columns))
     limit = FLOAT64_BITS - 2 - min(rows.log, columns.log)
-    wide_rows = np.flatnonzero(rows.width > limit - columns.widest)
-    wide_columns = np.flatnonzero(columns.width > limit - rows.widest)
+    (wide_rows,) = np.nonzero(rows.width > limit - columns.widest)
+    (wide_columns,) = np.nonzero(columns.width > limit - rows.widest)
     if wide_rows.size == 0 or wide_columns.size == 0:
-        return wide_rows, wide_columns[:0]
+        return wide_rows[:0], wide_columns[:0]
     fails = rows.width[wide_rows, None] + columns.width[None, wide_columns] > limit
     i, j = np.nonzero(fails)
     return wide_rows[i], wide_columns[j]
@@ -370,46 +370,44 @@ def fix_uncertified(
 ) -> int:
     """Make ``out = lhs[..., M, K] @ rhs[..., K, N]`` (float64, computed by any BLAS)
     round to the exact sums' fp32 values everywhere. ``rows`` / ``columns``: (bounds of)
-    the :class:`ColumnBits` of lhs's rows and rhs's columns. An output the bit
-    certificate does not cover is kept when :func:`rounds_safely` proves its fp32
-    rounding right with an error bound from the exponents alone (:func:`_doubtful`); the
-    few left are settled from their products (:func:`_settle`). Returns how many outputs
-    took the exact path."""
-    log = min(rows.log, columns.log)
-    index = _doubtful(out, rows, columns, log)
+    the :class:`ColumnBits` of lhs's rows and rhs's columns. The outputs the certificate
+    does not cover are settled from their products (:func:`_settle`); when there are
+    many, those whose fp32 rounding an error bound from the exponents alone proves right
+    are kept first (:func:`_doubtful`). Returns how many outputs took the exact path."""
+    index = uncertified_outputs(rows, columns)
     if index[0].size == 0:
         return 0
+    if len(index) != out.ndim:  # the bits broadcast over batch dims of the outputs
+        index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
+    log = min(rows.log, columns.log)
+    if index[0].size > _SETTLE_AT_ONCE:
+        index = _doubtful(out, rows, columns, index, log)
+        if index[0].size == 0:
+            return 0
     if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
         return _fix_by_pieces(out, lhs, rhs, index)
     return _settle(out, _pair_products(lhs, rhs, index, out.shape), index, log)
 
 
+_SETTLE_AT_ONCE = 64
+"""Up to this many uncertified outputs go straight to :func:`_settle` (a few numpy calls
+on ``[n, K]`` arrays cost less than filtering them first)."""
+
+
 def _doubtful(
-    out: np.ndarray, rows: ColumnBits, columns: ColumnBits, log: int
+    out: np.ndarray,
+    rows: ColumnBits,
+    columns: ColumnBits,
+    index: tuple[np.ndarray, ...],
+    log: int,
 ) -> tuple[np.ndarray, ...]:
-    """The outputs the certificate does not cover whose fp32 rounding an error bound from
-    the exponents alone does not settle: any order of ``c - 1`` float64 additions of
-    ``c`` products below ``2**(top_i + top_j + 2)`` is off by at most
-    ``gamma(c - 1) * c * 2**(top_i + top_j + 2) < 2**(2 log + top_i + top_j + 2 - 52)``.
-    For one pass (1-D bits) only the rows failing against the widest column and the
-    columns failing against the widest row are paired (only they can meet in a
-    failure), so a few wide rows or columns cost O(M + N) plus their cross product."""
-    exponent = 2 * log + 2 - 52
-    if rows.top.ndim != 1 or columns.top.ndim != 1 or out.ndim != 2:
-        index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
-        bound = np.ldexp(1.0, _pair_tops(rows, columns, index, out.shape) + exponent)
-        doubt = ~rounds_safely(out[index], bound)
-        return tuple(i[doubt] for i in index)
-    limit = FLOAT64_BITS - 2 - log
-    wide_rows = np.flatnonzero(rows.width > limit - columns.widest)
-    wide_columns = np.flatnonzero(columns.width > limit - rows.widest)
-    if wide_rows.size == 0 or wide_columns.size == 0:
-        return wide_rows[:0], wide_columns[:0]
-    fails = rows.width[wide_rows, None] + columns.width[None, wide_columns] > limit
-    i, j = np.nonzero(fails)
-    i, j = wide_rows[i], wide_columns[j]
-    doubt = ~rounds_safely(out[i, j], np.ldexp(1.0, rows.top[i] + columns.top[j] + exponent))
-    return i[doubt], j[doubt]
+    """Those outputs at ``index`` whose fp32 rounding an error bound from the exponents
+    alone does not settle: any order of ``c - 1`` float64 additions of ``c`` products
+    below ``2**(top_i + top_j + 2)`` is off by at most
+    ``gamma(c - 1) * c * 2**(top_i + top_j + 2) < 2**(2 log + top_i + top_j + 2 - 52)``."""
+    tops = _pair_tops(rows, columns, index, out.shape)
+    doubt = ~rounds_safely(out[index], np.ldexp(1.0, tops + (2 * log + 2 - 52)))
+    return tuple(i[doubt] for i in index)
 
 
 def _settle(out: np.ndarray, products: np.ndarray, index: tuple[np.ndarray, ...], log: int) -> int:
@@ -422,8 +420,12 @@ def _settle(out: np.ndarray, products: np.ndarray, index: tuple[np.ndarray, ...]
     away; dividing and multiplying by a power of two is exact; + 0.0 makes an exact zero
     +0). That settles the near-ties (bf16 products' sums often sit on an fp32 midpoint).
     The rest are kept where :func:`rounds_safely` holds with ``bound``, and take the
-    exact path otherwise. Returns how many took the exact path."""
+    exact path otherwise; non-finite sums are kept (NaN and inf absorb, and these
+    products cannot overflow float64). Returns how many took the exact path."""
     sums = out[index]
+    finite = np.isfinite(sums)
+    if not finite.all():  # NaN and inf absorb: right in any order
+        index, products, sums = tuple(i[finite] for i in index), products[finite], sums[finite]
     bound = np.ldexp(np.abs(products).sum(axis=-1), log - 52)
     grid = np.ldexp(1.0, np.frexp(bound)[1] + 1)
     multiples = products / grid[:, None]
