@@ -20,6 +20,7 @@ def main() -> None:
     parser.add_argument("--block-size", type=int, default=512)
     parser.add_argument("--top-k", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--mx-weights", default="fp8_e4m3fn")
     args = parser.parse_args()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -46,9 +47,14 @@ def main() -> None:
     sizes = MoECTESizes(
         args.hidden, args.intermediate, args.experts, args.tokens, args.block_size, args.top_k
     )
-    options = MoECTEOptions(dtype="bf16")
+    options = MoECTEOptions(dtype="bf16", mx_weights=args.mx_weights)
     kernel = build_moe_cte(spec, sizes, options)
-    inputs = make_inputs(spec, sizes, options, seed=0)
+    if spec.implementation.is_mx:
+        from mxdsl.kernels.moe_cte.reference.mx import make_mx_inputs
+
+        inputs = make_mx_inputs(spec, sizes, options, seed=0)
+    else:
+        inputs = make_inputs(spec, sizes, options, seed=0)
     kernel.run(inputs.arrays)  # warm up
     best = {"on": float("inf"), "off": float("inf")}
     cpu = {"on": float("inf"), "off": float("inf")}

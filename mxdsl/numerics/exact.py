@@ -29,6 +29,7 @@ sum that underflows gives -0.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cache, cached_property
 
@@ -154,7 +155,9 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
             np.full(width, EMPTY_LOW, np.int64),
             np.zeros(width, np.int64),
         )
-    magnitude = tile.view(unsigned) & unsigned(magnitude_mask)
+    magnitude = np.bitwise_and(
+        tile.view(unsigned), unsigned(magnitude_mask), out=_scratch(np.dtype(unsigned), tile.shape)
+    )
     words = np.empty((2, width), dtype=unsigned)  # the largest and the smallest nonzero
     magnitude.max(axis=0, out=words[0])
     magnitude -= unsigned(1)  # zero wraps to the largest word: the min skips it
@@ -172,6 +175,23 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     if k == 1:
         return ColumnBits(top, low, count)
     return ColumnBits.known(top, low, count, top - low, _ceil_log2(k))
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """A per-thread scratch array of ``dtype`` and ``shape`` (its contents undefined),
+    reused from call to call: a fresh temporary of a large tile costs its page faults
+    every time (the SPMD interpreter runs cores in threads, hence one per thread)."""
+    buffers: dict[np.dtype, np.ndarray] | None = getattr(_SCRATCH, "buffers", None)
+    if buffers is None:
+        buffers = _SCRATCH.buffers = {}
+    size = int(np.prod(shape))
+    buffer = buffers.get(dtype)
+    if buffer is None or buffer.size < size:
+        buffer = buffers[dtype] = np.empty(size, dtype=dtype)
+    return buffer[:size].reshape(shape)
 
 
 @cache

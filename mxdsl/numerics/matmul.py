@@ -261,7 +261,7 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         return
     lhs = _stacked([s.widened for s in stationaries])
     products = _products(moving, lhs)
-    rows = _row_bits(stationaries)
+    rows = _row_bits(stationaries, lhs)
     nonfinite = not (moving.finite and all(s.finite for s in stationaries))
     if not all_certified(rows, moving.quick_bits):
         moving_products = products[:, moving.columns]
@@ -282,19 +282,25 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         offset += count
 
 
-def _row_bits(stationaries: Sequence[PeOperand]) -> ColumnBits:
-    """The stationaries' quick bits side by side (the rows of the stacked lhs): one
-    :func:`quick_column_bits` over their nonzero columns stacked, when they share a dtype
-    and precision and have not been analysed already (one call instead of one per
-    stationary: its cost is mostly the count of numpy calls)."""
+def _row_bits(stationaries: Sequence[PeOperand], lhs: np.ndarray) -> ColumnBits:
+    """The quick bits of the stacked stationaries' nonzero columns (the rows of ``lhs``,
+    their float64 stack). Their cost is mostly the count of numpy calls, so a batch of
+    narrow (16-bit) tiles is read as one stacked copy, and float64 tiles (MX operands,
+    which the stack already holds as they are) through ``lhs`` itself: one
+    :func:`quick_column_bits` instead of one per stationary, when they share a dtype and
+    precision and have not been analysed already."""
     first = stationaries[0]
-    if len(stationaries) == 1 or all("quick_bits" in s.__dict__ for s in stationaries):
-        return ColumnBits.concatenate([s.quick_bits for s in stationaries])
-    if any(
+    separate = len(stationaries) == 1 or all("quick_bits" in s.__dict__ for s in stationaries)
+    if separate or any(
         s.tile.dtype != first.tile.dtype or s.precision != first.precision for s in stationaries
     ):
         return ColumnBits.concatenate([s.quick_bits for s in stationaries])
-    stacked = np.concatenate([s.tile[:, s.columns] for s in stationaries], axis=1)
+    if first.tile.dtype == np.float64:
+        stacked = lhs
+    elif first.tile.dtype.itemsize <= 2:
+        stacked = np.concatenate([s.tile[:, s.columns] for s in stationaries], axis=1)
+    else:
+        return ColumnBits.concatenate([s.quick_bits for s in stationaries])
     bits = quick_column_bits(stacked, first.precision)
     if bits is None:
         return ColumnBits.concatenate([s.quick_bits for s in stationaries])
