@@ -450,9 +450,10 @@ def _settle(out: np.ndarray, products: np.ndarray, index: tuple[np.ndarray, ...]
     grid = np.ldexp(1.0, np.frexp(bound)[1] + 1)
     multiples = products / grid[:, None]
     snaps = (np.rint(multiples) == multiples).all(axis=-1)
-    out[tuple(i[snaps] for i in index)] = np.rint(sums[snaps] / grid[snaps]) * grid[snaps] + 0.0
-    if snaps.all():
+    if snaps.all():  # the common case: no subsets to take
+        out[index] = np.rint(sums / grid) * grid + 0.0
         return 0
+    out[tuple(i[snaps] for i in index)] = np.rint(sums[snaps] / grid[snaps]) * grid[snaps] + 0.0
     doubt = ~snaps
     doubt[doubt] = ~rounds_safely(sums[doubt], bound[doubt])
     count = int(np.count_nonzero(doubt))
