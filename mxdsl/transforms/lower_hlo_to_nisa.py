@@ -53,12 +53,15 @@ from xdsl.dialects.builtin import (
     LocationAttr,
     MemRefType,
     ModuleOp,
+    NoneAttr,
     Signedness,
     StridedLayoutAttr,
     StringAttr,
     TensorType,
     TupleType,
     UnitAttr,
+    f8E4M3FN,
+    f8E5M2,
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
@@ -76,6 +79,7 @@ from mxdsl.contract.mx import (
     ScaledDotConfig,
 )
 from mxdsl.dialects import nisa
+from mxdsl.dialects import stablehlo as shlo
 from mxdsl.dialects.hlo import (
     ConstantOp,
     ConvertOp,
@@ -576,6 +580,16 @@ class _FunctionLowering:
                 self.lower_convert(op)
             elif isinstance(op, func.ReturnOp):
                 self.lower_return(op)
+            elif isinstance(op, shlo.ReshapeOp):
+                self.lower_reshape(op)
+            elif isinstance(op, shlo.BitcastConvertOp):
+                self.lower_bitcast_convert(op)
+            elif isinstance(op, shlo.TransposeOp):
+                self.lower_transpose(op)
+            elif isinstance(op, shlo.BroadcastInDimOp):
+                self.lower_broadcast_in_dim(op)
+            elif op.dialect_name() == "stablehlo":
+                raise _Refusal(_stablehlo_refusal(op))
             else:
                 raise _Refusal(f"no lowering for {op.name}")
         except _Refusal as err:
@@ -969,6 +983,193 @@ class _FunctionLowering:
         out = self.result_buffer(op.result)
         self.e.dma(out, source)
         self.values[op.result] = out
+
+    # ------------------------------------------------------------- StableHLO layout ops
+    # What import-stablehlo leaves around the block-scaled dot (docs/stablehlo.md): the
+    # FP8 packing pair and JAX's reshape / transpose / broadcast_in_dim. HBM buffers are
+    # row-major and contiguous, so a reshape is a view and the packing is nisa.view_cast
+    # (NKI's view(dtype)); a transpose or broadcast moves data with DMAs.
+
+    def lower_reshape(self, op: shlo.ReshapeOp) -> None:
+        source = self.value(op.operand)
+        shape = _shape(op.result)
+        self.values[op.result] = self.alias(op.result, self.reshaped(source, shape))
+
+    def reshaped(self, source: SSAValue, shape: Sequence[int]) -> SSAValue:
+        """``source`` (contiguous) seen with another shape: collapse to 1-D, expand."""
+        e = self.e
+        source_shape = _shape(source)
+        if tuple(shape) == tuple(source_shape):
+            return source
+        if not source_shape or not shape or not isinstance(_memref(source).layout, NoneAttr):
+            out = e.alloc(shape, _element_type(source), nisa.MemorySpace.HBM, "reshaped")
+            e.dma(out, source)
+            return out
+        small, big = sorted((tuple(source_shape), tuple(shape)), key=len)
+        if len(small) < len(big) and (groups := _reassociation(small, big)) is not None:
+            return e.reshape(source, groups, shape)
+        flat = source
+        if len(source_shape) > 1:
+            flat = e.reshape(source, [list(range(len(source_shape)))], [math.prod(source_shape)])
+        if len(shape) == 1:
+            return flat
+        return e.reshape(flat, [list(range(len(shape)))], shape)
+
+    def alias(self, tensor: SSAValue, view: SSAValue) -> SSAValue:
+        """A view becomes the value of ``tensor``; one that the function returns is copied
+        into a buffer of its own first (a kernel returns whole HBM tensors)."""
+        if not any(isinstance(use.operation, func.ReturnOp) for use in tensor.uses):
+            return view
+        if isinstance(view.owner, memref.AllocOp):
+            return view
+        out = self.e.alloc(_shape(view), _element_type(view), nisa.MemorySpace.HBM, "out")
+        self.e.dma(out, view)
+        return out
+
+    def lower_bitcast_convert(self, op: shlo.BitcastConvertOp) -> None:
+        """Four FP8 lanes ``[.., n, 4]`` as one 32-bit word ``[.., n]``: the x4 packing
+        import-stablehlo emits (element ``4 k + j`` in byte ``j`` of word ``k``)."""
+        source_type, result_type = op.operand.type, op.result.type
+        assert isinstance(source_type, TensorType)
+        assert isinstance(result_type, TensorType)
+        lane, word = source_type.get_element_type(), result_type.get_element_type()
+        shape = _shape(op.operand)
+        x4 = {f8E4M3FN: nisa.float8_e4m3fn_x4, f8E5M2: nisa.float8_e5m2_x4}.get(lane)
+        if (
+            x4 is None
+            or not (isinstance(word, IntegerType) and word.width.data == 32)
+            or len(shape) < 2
+            or shape[-1] != X4_PACK
+        ):
+            raise _Refusal(
+                f"bitcast_convert {source_type} -> {result_type}: only the x4 packing of FP8 "
+                "lanes is lowered (f8E4M3FN / f8E5M2 [.., n, 4] -> 32-bit integer [.., n], "
+                "a nisa.view_cast); other bitcasts have no nisa lowering"
+            )
+        e = self.e
+        source = self.value(op.operand)
+        if not isinstance(_memref(source).layout, NoneAttr):
+            source = self.reshaped(source, shape)  # copied to a contiguous buffer
+        cast = e.emit(nisa.ViewCastOp(source, x4))
+        cast.results[0].name_hint = f"{op.result.name_hint or 'packed'}_x4"
+        groups = [[d] for d in range(len(shape) - 2)] + [[len(shape) - 2, len(shape) - 1]]
+        words = e.reshape(cast.results[0], groups, shape[:-1], op.result.name_hint)
+        self.values[op.result] = self.alias(op.result, words)
+
+    def lower_transpose(self, op: shlo.TransposeOp) -> None:
+        """A permutation that keeps the order of the non-unit dims is a reshape; otherwise
+        one DMA per row of the result (the innermost non-unit result dim), in loops over
+        the other result dims, reading the source with that dim's stride."""
+        perm = op.dims
+        source = self.value(op.operand)
+        in_shape, out_shape = _shape(op.operand), _shape(op.result)
+        moved = [d for d in perm if in_shape[d] != 1]
+        if moved == sorted(moved):
+            self.lower_reshape_like(op, source, out_shape)
+            return
+        e = self.e
+        out = self.result_buffer(op.result)
+        self.values[op.result] = out
+        row = max(d for d in range(len(out_shape)) if out_shape[d] != 1)
+        loops = [d for d in range(row) if out_shape[d] != 1]
+
+        def copy(ivs: dict[int, Offset]) -> None:
+            dst: Dims = [(ivs.get(d, 0), 1, 1, False) for d in range(len(out_shape))]
+            dst[row] = (0, out_shape[row], 1, True)
+            position = {perm[d]: d for d in range(len(perm))}
+            src: Dims = [(ivs.get(position[d], 0), 1, 1, False) for d in range(len(in_shape))]
+            src[perm[row]] = (0, in_shape[perm[row]], 1, True)
+            e.dma(e.view(out, dst), e.view(source, src))
+
+        self.nest(loops, out_shape, {}, copy)
+
+    def nest(
+        self,
+        dims: Sequence[int],
+        shape: Sequence[int],
+        ivs: dict[int, Offset],
+        body: Callable[[dict[int, Offset]], None],
+    ) -> None:
+        """``scf.for`` over each of ``dims`` (outermost first), ``body`` innermost."""
+        if not dims:
+            body(ivs)
+            return
+        d, rest = dims[0], dims[1:]
+        self.e.loop(0, shape[d], 1, "i", lambda iv: self.nest(rest, shape, {**ivs, d: iv}, body))
+
+    def lower_reshape_like(self, op: Operation, source: SSAValue, shape: Sequence[int]) -> None:
+        result = op.results[0]
+        self.values[result] = self.alias(result, self.reshaped(source, shape))
+
+    def lower_broadcast_in_dim(self, op: shlo.BroadcastInDimOp) -> None:
+        """Inserting unit dims is a reshape; otherwise the operand is copied whole into
+        the result once per index of the broadcast dims (DMAs in loops over them)."""
+        dims = op.dims
+        source = self.value(op.operand)
+        in_shape, out_shape = _shape(op.operand), _shape(op.result)
+        if list(dims) != sorted(dims):
+            raise _Refusal(
+                f"broadcast_in_dim dims {list(dims)} reorder the operand dims; transpose first"
+            )
+        broadcast = [
+            d
+            for d in range(len(out_shape))
+            if out_shape[d] != 1 and (d not in dims or in_shape[dims.index(d)] != out_shape[d])
+        ]
+        if not broadcast:
+            self.lower_reshape_like(op, source, out_shape)
+            return
+        e = self.e
+        out = self.result_buffer(op.result)
+        self.values[op.result] = out
+
+        def copy(ivs: dict[int, Offset]) -> None:
+            dst: Dims = [
+                (ivs[d], 1, 1, False) if d in ivs else (0, out_shape[d], 1, True)
+                for d in range(len(out_shape))
+            ]
+            e.dma(e.view(out, dst), source)
+
+        self.nest(broadcast, out_shape, {}, copy)
+
+
+def _reassociation(small: Sequence[int], big: Sequence[int]) -> list[list[int]] | None:
+    """Groups of consecutive ``big`` dims, one per ``small`` dim, whose sizes multiply to
+    it (the reassociation of one expand / collapse_shape), or None."""
+    groups: list[list[int]] = []
+    j = 0
+    for i, size in enumerate(small):
+        if j == len(big):
+            return None
+        group, product = [j], big[j]
+        j += 1
+        while product < size and j < len(big):
+            product *= big[j]
+            group.append(j)
+            j += 1
+        if product != size:
+            return None
+        if i == len(small) - 1:
+            if any(big[k] != 1 for k in range(j, len(big))):
+                return None
+            group.extend(range(j, len(big)))
+            j = len(big)
+        groups.append(group)
+    return groups if j == len(big) else None
+
+
+def _stablehlo_refusal(op: Operation) -> str:
+    """Why a StableHLO op that import-stablehlo kept has no nisa lowering."""
+    return (
+        f"no lowering for {op.name}: lower-hlo-to-nisa lowers the MX path (the block-scaled "
+        "dot, dot_general, convert) and the layout ops JAX puts around it (reshape, "
+        "transpose, broadcast_in_dim, the FP8 x4 packing); JAX's MXFP8 quantization ops "
+        "(abs, reduce, divide, bitcast_convert, shifts, compare, select, ...) run at hlo "
+        "only. Import with 'import-stablehlo{quantize-mx=true}' to replace JAX's "
+        "quantization by QuantizeMX (the Neuron EMAX scale rule, not JAX's; "
+        "docs/stablehlo.md), or quantize outside the program and pass FP8 data and E8M0 "
+        "scales"
+    )
 
 
 # --------------------------------------------------------------------------- matmul
