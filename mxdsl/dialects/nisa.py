@@ -1549,10 +1549,12 @@ class ViewCastOp(IRDLOperation):
     ``%w = nisa.view_cast %src : memref<..xui32, #nisa.mem<hbm>>
     to memref<..x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>``.
 
-    The result has the source's shape, layout and memory space; exactly one of the two
-    element types is an x4 type and the other an integer of its container width
+    The result has the source's shape, layout and memory space; either exactly one of
+    the two element types is an x4 type and the other an integer of its container width
     (32 bits for the FP8 x4 types, 16 for ``float4_e2m1fn_x4``; signless, signed or
-    unsigned). Writes through the view land in the source.
+    unsigned), or neither is and both have one bit width (``f32`` <-> ``ui32``, ``ui8``
+    <-> ``f8E8M0FNU``: StableHLO's same-width ``bitcast_convert``). Writes through the
+    view land in the source.
 
     NKI's ``view(dtype)`` of FP8 bytes as x4 words (and back) is the one cast that changes
     the shape: ``memref<.. x 4n x f8E4M3FN>`` to ``memref<.. x n x
@@ -1595,7 +1597,15 @@ class ViewCastOp(IRDLOperation):
             raise VerifyException("view_cast must keep the source's layout")
         if src_type.memory_space != result_type.memory_space:
             raise VerifyException("view_cast must keep the source's memory space")
-        if _is_x4(a) == _is_x4(b):
+        if not _is_x4(a) and not _is_x4(b):
+            if _bits(a) is None or _bits(a) != _bits(b):
+                raise VerifyException(
+                    f"view_cast between {a} and {b} changes the element width; without an "
+                    "x4 type it reinterprets elements of one width (f32 <-> ui32, ui8 <-> "
+                    "f8E8M0FNU)"
+                )
+            return
+        if _is_x4(a) and _is_x4(b):
             raise VerifyException(
                 f"view_cast needs exactly one x4-packed element type, got {a} and {b}"
             )
@@ -1620,11 +1630,12 @@ class ViewCastOp(IRDLOperation):
                 f"{src_shape} and {result_shape}"
             )
         expected = [*src_shape[:-1], src_shape[-1] * ratio[0] // ratio[1]]
-        if src_shape[-1] * ratio[0] % ratio[1] or result_shape != expected:
+        whole = src_shape[-1] * ratio[0] % ratio[1] == 0
+        if not whole or result_shape != expected:
             raise VerifyException(
                 f"a view_cast from {src_type.get_element_type()} to "
                 f"{result_type.get_element_type()} scales the last dim by {ratio[0]}/{ratio[1]}: "
-                f"{src_shape} gives {expected if expected[-1] else 'no whole word'}, got "
+                f"{src_shape} gives {expected if whole else 'no whole words'}, got "
                 f"{result_shape}"
             )
         if not (isinstance(src_type.layout, NoneAttr) and isinstance(result_type.layout, NoneAttr)):
@@ -1634,6 +1645,13 @@ class ViewCastOp(IRDLOperation):
             )
         if src_type.memory_space != result_type.memory_space:
             raise VerifyException("view_cast must keep the source's memory space")
+
+
+def _bits(t: Attribute) -> int | None:
+    """The bit width of a fixed-width element type (i1: None, it has no byte)."""
+    if isinstance(t, IntegerType):
+        return t.width.data if t.width.data % 8 == 0 else None
+    return t.bitwidth if isinstance(t, FixedBitwidthType) else None
 
 
 def _lane_ratio(a: Attribute, b: Attribute) -> tuple[int, int] | None:
