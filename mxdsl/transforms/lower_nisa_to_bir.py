@@ -307,7 +307,7 @@ def _rescaled(source: _View, element: Attribute, op: nisa.ViewCastOp) -> _View:
         return scaled // new_size if scaled % new_size == 0 else None
 
     last = convert(dims[-1][0])
-    strides = [convert(stride) for _, stride in dims[:-1]]
+    strides = [convert(stride) if size != 1 else 1 for size, stride in dims[:-1]]
     offset = convert(source.offset)
     terms = [(value, convert(c)) for value, c in source.terms]
     if last is None or offset is None or None in strides or any(c is None for _, c in terms):
