@@ -564,6 +564,8 @@ class _FunctionLowering:
                 raise self.refuse(
                     function, f"{key} of @{function.sym_name.data} has a dynamic shape {t}"
                 )
+            if t.get_element_type() == i1:  # a 0 / 1 byte, as on chip
+                return nisa.tile_type(t.get_shape(), UI8, nisa.MemorySpace.HBM)
             return _hbm_type(t)  # pyright: ignore[reportUnknownArgumentType]
         return t
 
@@ -682,7 +684,7 @@ class _FunctionLowering:
             if isinstance(mapped, tuple):
                 raise _Refusal("a tuple value is returned where a tensor is expected")
             if isinstance(t, TensorType):  # x4 data goes out as ui32
-                mapped = self.e.cast(mapped, t.get_element_type())
+                mapped = self.e.cast(mapped, _tile_element(t.get_element_type()))
             results.append(mapped)
 
         for value in op.arguments:
@@ -1259,9 +1261,11 @@ class _FunctionLowering:
         result: SSAValue,
         operands: Sequence[SSAValue | _Splat],
         compute: Callable[[SSAValue, list[SSAValue]], None],
+        result_element: Attribute | None = None,
     ) -> None:
-        """``result`` tile by tile: each operand DMAed into an SBUF tile (a splat: memset
-        once), ``compute(dst tile, operand tiles)``, the dst tile DMAed out."""
+        """``result`` tile by tile: each operand (a tensor, an HBM buffer or a splat)
+        DMAed into an SBUF tile (a splat: filled once), ``compute(dst tile, operand
+        tiles)``, the dst tile DMAed out (into a buffer of ``result_element`` if given)."""
         shape = _shape(result)
         if not shape or 0 in shape:
             raise _Refusal(f"{result.type}: only non-empty tensors of rank >= 1 are lowered")
@@ -1270,6 +1274,13 @@ class _FunctionLowering:
         p_alloc, f_alloc = min(PMAX, rows), min(ELEMENTWISE_FREE_TILE, cols)
         sources: list[tuple[SSAValue | None, SSAValue]] = []
         for operand in operands:
+            if isinstance(operand, SSAValue) and isinstance(operand.type, MemRefType):
+                hbm = operand  # already a buffer
+                buffer = e.alloc(
+                    [p_alloc, f_alloc], _element_type(hbm), nisa.MemorySpace.SBUF, "in"
+                )
+                sources.append((self.reshaped(hbm, (rows, cols)), buffer))
+                continue
             if isinstance(operand, SSAValue) and operand not in self.values:
                 operand = self.splats.get(operand, operand)
             if isinstance(operand, _Splat):
@@ -1280,7 +1291,7 @@ class _FunctionLowering:
             hbm = self.value(operand)
             buffer = e.alloc([p_alloc, f_alloc], _element_type(hbm), nisa.MemorySpace.SBUF, "in")
             sources.append((self.reshaped(hbm, (rows, cols)), buffer))
-        out = self.result_buffer(result, _tile_element(_element_type(result)))
+        out = self.result_buffer(result, result_element or _tile_element(_element_type(result)))
         self.values[result] = out
         out2d = self.reshaped(out, (rows, cols))
         dst_tile = e.alloc([p_alloc, f_alloc], _element_type(out), nisa.MemorySpace.SBUF, "res")
@@ -1347,8 +1358,9 @@ class _FunctionLowering:
         self.elementwise(op.result, list(op.args), self.alu_op(alu))
 
     def lower_unary(self, op: shlo.ElementwiseOp) -> None:
-        """abs: abs_max with 0; negate: multiply by -1 (keeps the sign of zero and NaN);
-        not: xor with 1 (i1) or with all ones."""
+        """abs: abs_max with 0 (clears the sign of NaN too); negate: floats xor the sign
+        bit (a view_cast of the bits), integers multiply by -1 (wrapping); not: xor with 1
+        (i1) or with all ones."""
         element = _element_type(op.result)
         kind = _kind(element)
         tile_element = _tile_element(element)
@@ -1372,6 +1384,17 @@ class _FunctionLowering:
             self.elementwise(
                 op.result, [op.args[0], _Splat(0, tile_element)], self.alu_op(nisa.AluOp.ABS_MAX)
             )
+            return
+        if kind == "float":  # flip the sign bit (NaN too, as StableHLO's negate does)
+            assert isinstance(element, AnyFloat)
+            bits = IntegerType(element.bitwidth, Signedness.UNSIGNED)
+            source = self.e.emit(nisa.ViewCastOp(self.value(op.args[0]), bits)).results[0]
+            sign = _Splat(1 << (element.bitwidth - 1), bits)
+            self.elementwise(
+                op.result, [source, sign], self.alu_op(nisa.AluOp.BITWISE_XOR), result_element=bits
+            )
+            out = self.value(op.result)
+            self.values[op.result] = self.e.emit(nisa.ViewCastOp(out, element)).results[0]
             return
         self.elementwise(
             op.result, [op.args[0], _Splat(-1, tile_element)], self.alu_op(nisa.AluOp.MULTIPLY)
