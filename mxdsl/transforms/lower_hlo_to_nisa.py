@@ -617,6 +617,8 @@ class _FunctionLowering:
 
     def lowered(self, value: SSAValue) -> SSAValue | tuple[Any, ...]:
         """The lowered value of a tensor or (nested) tuple."""
+        if value not in self.values and value in self.splats:
+            return self.value(value)
         mapped = self.values.get(value)
         if mapped is None:
             raise _Refusal(f"operand {value} has no lowered value")
@@ -1006,8 +1008,10 @@ class _FunctionLowering:
             target.get_element_type(), kinds
         ):
             raise _Refusal(
-                f"convert {op.operand.type} -> {target}: only bf16 / f16 / f32 conversions are "
-                "lowered (a DMA converts through f32, exact for these)"
+                f"convert {op.operand.type} -> {target}: lowered where one DMA (through f32) "
+                "gives convert's bits: from floats of at most 32 bits, i1 and integers of at "
+                "most 16 bits to floats and integers, from 32-bit integers to f32 and integers "
+                "(not to i1, not rounding twice)"
             )
         out = self.result_buffer(op.result)
         self.e.dma(out, source)
@@ -1344,9 +1348,9 @@ class _FunctionLowering:
         }[alu]
         if kind not in allowed:
             raise _Refusal(
-                f"{op.name} on {element}: lowered for {' / '.join(allowed)} element types "
-                "only (floats of at most 32 bits; 8 / 16 / 32-bit integers), where the ISA's "
-                "f32 or exact integer arithmetic gives StableHLO's bits"
+                f"{op.name} on {element}: lowered on {' / '.join(allowed)} element types "
+                "(float: at most 32 bits; signed / unsigned: 8, 16 or 32-bit integers), where "
+                "the ISA's f32 or exact integer arithmetic gives StableHLO's bits"
             )
         if alu in (nisa.AluOp.LEFT_SHIFT, nisa.AluOp.RIGHT_SHIFT):
             amount = self.splats.get(op.args[1])
@@ -1641,14 +1645,12 @@ def _reassociation(small: Sequence[int], big: Sequence[int]) -> list[list[int]] 
 def _stablehlo_refusal(op: Operation) -> str:
     """Why a StableHLO op that import-stablehlo kept has no nisa lowering."""
     return (
-        f"no lowering for {op.name}: lower-hlo-to-nisa lowers the MX path (the block-scaled "
-        "dot, dot_general, convert) and the layout ops JAX puts around it (reshape, "
-        "transpose, broadcast_in_dim, the FP8 x4 packing); JAX's MXFP8 quantization ops "
-        "(abs, reduce, divide, bitcast_convert, shifts, compare, select, ...) run at hlo "
-        "only. Import with 'import-stablehlo{quantize-mx=true}' to replace JAX's "
-        "quantization by QuantizeMX (the Neuron EMAX scale rule, not JAX's; "
-        "docs/stablehlo.md), or quantize outside the program and pass FP8 data and E8M0 "
-        "scales"
+        f"no lowering for {op.name}: of StableHLO, lower-hlo-to-nisa lowers what JAX's "
+        "MXFP8 scaled dots are made of (add subtract multiply divide maximum minimum and "
+        "or xor shift_left shift_right_logical shift_right_arithmetic abs negate not "
+        "compare select reduce convert bitcast_convert reshape transpose broadcast_in_dim "
+        "constant; docs/stablehlo.md); compute it outside the kernel and pass the result "
+        "as an argument"
     )
 
 
