@@ -23,9 +23,15 @@ the mapping cannot express is refused with a diagnostic on the op that names the
 ``docs/lowering.md`` describes the mapping of HLO dims onto partitions.
 
 The packed MX data is ``ui32`` at the function boundary (the HLO type, so mx-run reads and
-writes the same arrays) and ``!nisa.float8_*_x4`` inside the kernel; nisa has no bitcast,
-so the boundary reinterprets the HBM buffer with a ``memref.cast`` that changes only the
-element type (both are 32-bit containers of the same bytes).
+writes the same arrays) and ``!nisa.float8_*_x4`` inside the kernel; the boundary
+reinterprets the HBM buffer with a ``memref.cast`` that changes only the element type
+(both are 32-bit containers of the same bytes).
+
+The StableHLO ops ``import-stablehlo`` keeps (JAX's FP8 packing, reshapes, transposes,
+broadcasts and MXFP8 quantization) lower too, each exactly (``docs/stablehlo.md``,
+"Lowering to nisa and bir"): the packing is a ``nisa.view_cast`` of the FP8 lanes as x4
+words, layout ops are views or DMAs, elementwise ops, compares, selects and max
+reductions run per 128-partition tile on the ISA's f32 / exact-integer ALU.
 """
 
 from __future__ import annotations
