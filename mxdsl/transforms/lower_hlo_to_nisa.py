@@ -1461,10 +1461,13 @@ class _FunctionLowering:
         source_tensor, init_tensor, result = op.inputs[0], op.init_values[0], op.reduced[0]
         element = _element_type(source_tensor)
         kind = _kind(element)
-        if (alu in (nisa.AluOp.MAXIMUM, nisa.AluOp.MINIMUM)) != (kind == "float") and not (
-            alu in (nisa.AluOp.MAXIMUM, nisa.AluOp.MINIMUM) and kind in ("signed", "unsigned")
-        ):
-            raise _Refusal(f"reduce {alu.value} on {element} is not lowered")
+        ordered = alu in (nisa.AluOp.MAXIMUM, nisa.AluOp.MINIMUM)
+        kinds = ("float", "signed", "unsigned") if ordered else ("signed", "unsigned", "i1")
+        if kind not in kinds:
+            raise _Refusal(
+                f"reduce {alu.value} on {element}: lowered on {' / '.join(kinds)} element "
+                "types (float: at most 32 bits; signed / unsigned: 8, 16 or 32-bit integers)"
+            )
         shape = _shape(source_tensor)
         dims = sorted(op.dims)
         if not dims or dims != list(range(len(shape) - len(dims), len(shape))):

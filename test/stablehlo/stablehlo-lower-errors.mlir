@@ -122,3 +122,12 @@ func.func @scalar_select(%p: tensor<i1>, %a: tensor<4xf32>, %b: tensor<4xf32>) -
   %r = stablehlo.select %p, %a, %b : tensor<i1>, tensor<4xf32>
   func.return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @reduce_max_i1(%a: tensor<4x8xi1>) -> tensor<4xi1> {
+  %i = stablehlo.constant dense<false> : tensor<i1>
+  // expected-error@+1 {{'stablehlo.reduce' op lower-hlo-to-nisa: reduce maximum on i1: lowered on float / signed / unsigned element types (float: at most 32 bits; signed / unsigned: 8, 16 or 32-bit integers)}}
+  %r = stablehlo.reduce(%a init: %i) applies stablehlo.maximum across dimensions = [1] : (tensor<4x8xi1>, tensor<i1>) -> tensor<4xi1>
+  func.return %r : tensor<4xi1>
+}
