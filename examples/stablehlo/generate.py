@@ -135,6 +135,11 @@ CASES = {
         "cuda",
         scaled_matmul_case(1, 16, 8, 1024, E4M3, jnp.float32, 3),
     ),
+    # the same inputs as the cuda K = 1024 file: JAX's composite against its custom call
+    "scaled_matmul_rocm_e4m3fn_f32_k1024": (
+        "rocm",
+        scaled_matmul_case(1, 16, 8, 1024, E4M3, jnp.float32, 3),
+    ),
     "scaled_dot_general_mxfp8_unbatched_f32": (
         "cuda",
         scaled_dot_general_case((4, 64), (64, 8), UNBATCHED, E4M3, jnp.float32, 4),

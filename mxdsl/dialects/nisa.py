@@ -1549,10 +1549,20 @@ class ViewCastOp(IRDLOperation):
     ``%w = nisa.view_cast %src : memref<..xui32, #nisa.mem<hbm>>
     to memref<..x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>``.
 
-    The result has the source's shape, layout and memory space; exactly one of the two
-    element types is an x4 type and the other an integer of its container width
+    The result has the source's shape, layout and memory space; either exactly one of
+    the two element types is an x4 type and the other an integer of its container width
     (32 bits for the FP8 x4 types, 16 for ``float4_e2m1fn_x4``; signless, signed or
-    unsigned). Writes through the view land in the source."""
+    unsigned), or neither is and both have one bit width (``f32`` <-> ``ui32``, ``ui8``
+    <-> ``f8E8M0FNU``: StableHLO's same-width ``bitcast_convert``). Writes through the
+    view land in the source.
+
+    NKI's ``view(dtype)`` of FP8 bytes as x4 words (and back) is the one cast that changes
+    the shape: ``memref<.. x 4n x f8E4M3FN>`` to ``memref<.. x n x
+    !nisa.float8_e4m3fn_x4>`` (the FP8 type is the x4 type's lane type), the last dim
+    scaled by the width ratio 4, both buffers contiguous (identity layout). Element
+    ``4 j + q`` of a row is lane ``q`` of x4 element ``j`` (byte ``q`` of the
+    little-endian word): StableHLO's ``bitcast_convert`` of ``[.., n, 4] x f8`` to
+    ``[.., n] x ui32``, the x4 packing of spec hlo-mx-legalization §4.1."""
 
     name = "nisa.view_cast"
     src = operand_def(MemRefType)
@@ -1563,18 +1573,21 @@ class ViewCastOp(IRDLOperation):
     def __init__(self, src: SSAValue, element_type: Attribute):
         src_type = src.type
         assert isinstance(src_type, MemRefType)
-        result = MemRefType(
-            element_type,
-            src_type.get_shape(),
-            src_type.layout,
-            src_type.memory_space,
-        )
+        shape = list(src_type.get_shape())
+        ratio = _lane_ratio(src_type.get_element_type(), element_type)
+        if ratio is not None and shape:
+            shape[-1] = shape[-1] * ratio[0] // ratio[1]
+        result = MemRefType(element_type, shape, src_type.layout, src_type.memory_space)
         super().__init__(operands=[src], result_types=[result])
 
     def verify_(self) -> None:
         src_type, result_type = self.src.type, self.result.type
         assert isinstance(src_type, MemRefType)
         assert isinstance(result_type, MemRefType)
+        a, b = src_type.get_element_type(), result_type.get_element_type()
+        if (ratio := _lane_ratio(a, b)) is not None:
+            self._verify_lanes(src_type, result_type, ratio)
+            return
         if src_type.get_shape() != result_type.get_shape():
             raise VerifyException(
                 f"view_cast changes the shape {list(src_type.get_shape())} to "
@@ -1584,8 +1597,15 @@ class ViewCastOp(IRDLOperation):
             raise VerifyException("view_cast must keep the source's layout")
         if src_type.memory_space != result_type.memory_space:
             raise VerifyException("view_cast must keep the source's memory space")
-        a, b = src_type.get_element_type(), result_type.get_element_type()
-        if _is_x4(a) == _is_x4(b):
+        if not _is_x4(a) and not _is_x4(b):
+            if _bits(a) is None or _bits(a) != _bits(b):
+                raise VerifyException(
+                    f"view_cast between {a} and {b} changes the element width; without an "
+                    "x4 type it reinterprets elements of one width (f32 <-> ui32, ui8 <-> "
+                    "f8E8M0FNU)"
+                )
+            return
+        if _is_x4(a) and _is_x4(b):
             raise VerifyException(
                 f"view_cast needs exactly one x4-packed element type, got {a} and {b}"
             )
@@ -1595,6 +1615,53 @@ class ViewCastOp(IRDLOperation):
             raise VerifyException(
                 f"{x4} views only an integer of its {x4.bitwidth}-bit container, got {other}"
             )
+
+    def _verify_lanes(
+        self,
+        src_type: MemRefType[Attribute],
+        result_type: MemRefType[Attribute],
+        ratio: tuple[int, int],
+    ) -> None:
+        """FP8 lanes <-> x4 words: the last dim scaled by the width ratio."""
+        src_shape, result_shape = list(src_type.get_shape()), list(result_type.get_shape())
+        if not src_shape or len(src_shape) != len(result_shape):
+            raise VerifyException(
+                f"a view_cast between FP8 lanes and x4 words keeps the rank (at least 1), got "
+                f"{src_shape} and {result_shape}"
+            )
+        expected = [*src_shape[:-1], src_shape[-1] * ratio[0] // ratio[1]]
+        whole = src_shape[-1] * ratio[0] % ratio[1] == 0
+        if not whole or result_shape != expected:
+            raise VerifyException(
+                f"a view_cast from {src_type.get_element_type()} to "
+                f"{result_type.get_element_type()} scales the last dim by {ratio[0]}/{ratio[1]}: "
+                f"{src_shape} gives {expected if whole else 'no whole words'}, got "
+                f"{result_shape}"
+            )
+        if not (isinstance(src_type.layout, NoneAttr) and isinstance(result_type.layout, NoneAttr)):
+            raise VerifyException(
+                "a view_cast between FP8 lanes and x4 words needs contiguous buffers "
+                "(identity layouts)"
+            )
+        if src_type.memory_space != result_type.memory_space:
+            raise VerifyException("view_cast must keep the source's memory space")
+
+
+def _bits(t: Attribute) -> int | None:
+    """The bit width of a fixed-width element type (i1: None, it has no byte)."""
+    if isinstance(t, IntegerType):
+        return t.width.data if t.width.data % 8 == 0 else None
+    return t.bitwidth if isinstance(t, FixedBitwidthType) else None
+
+
+def _lane_ratio(a: Attribute, b: Attribute) -> tuple[int, int] | None:
+    """``(numerator, denominator)`` scaling the last dim when ``a`` and ``b`` are an FP8
+    x4 type and its lane type (either way round), else None."""
+    if isinstance(b, Float8E4M3FNx4Type | Float8E5M2x4Type) and a == b.lane_type:
+        return (1, X4_LANES)
+    if isinstance(a, Float8E4M3FNx4Type | Float8E5M2x4Type) and b == a.lane_type:
+        return (X4_LANES, 1)
+    return None
 
 
 Nisa = Dialect(

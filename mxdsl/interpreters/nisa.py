@@ -912,7 +912,13 @@ class NisaFunctions(InterpreterFunctions):
     @impl(nisa.ViewCastOp)
     def run_view_cast(self, interpreter: Interpreter, op: nisa.ViewCastOp, args: PythonValues):
         (src,) = args
-        return (src.view(buffer_dtype(op.result.type)),)
+        dtype = buffer_dtype(op.result.type)
+        if dtype.itemsize != src.dtype.itemsize and not src.flags.c_contiguous:
+            raise OpInterpretationError(
+                op, "a view_cast between FP8 lanes and x4 words needs a contiguous buffer"
+            )
+        # little-endian words: lane q of word j is byte q, element 4 j + q of the row
+        return (src.view(dtype),)
 
     @impl(nisa.RegisterLoadOp)
     def run_register_load(

@@ -228,9 +228,12 @@ _REDUCERS: dict[str, Any] = {
     "stablehlo.multiply": np.multiply,
     "stablehlo.maximum": np.maximum,
     "stablehlo.minimum": np.minimum,
-    "stablehlo.and": np.logical_and,
-    "stablehlo.or": np.logical_or,
+    "stablehlo.and": np.bitwise_and,
+    "stablehlo.or": np.bitwise_or,
+    "stablehlo.xor": np.bitwise_xor,
 }
+"""The ufunc of each reduction body; and / or / xor act on the bits of integers (on
+bools, logically)."""
 
 
 def _reduce(op: shlo.ReduceOp, value: np.ndarray, init: np.ndarray) -> np.ndarray:
@@ -238,8 +241,8 @@ def _reduce(op: shlo.ReduceOp, value: np.ndarray, init: np.ndarray) -> np.ndarra
     if body is None or body not in _REDUCERS:
         raise OpInterpretationError(
             op,
-            "only reductions whose body is one add, multiply, maximum, minimum, and or or "
-            "of its two arguments are interpreted",
+            "only reductions whose body is one add, multiply, maximum, minimum, and, or or "
+            "xor of its two arguments are interpreted",
         )
     dtype = value.dtype
     axes = op.dims

@@ -63,6 +63,7 @@ from xdsl.traits import SymbolTable
 from mxdsl.contract.mx import BLOCK_SCALED_DOT, MX_BLOCK_SIZE, X4_PACK
 from mxdsl.dialects import hlo
 from mxdsl.dialects import stablehlo as shlo
+from mxdsl.remarks import emit_remark
 from mxdsl.tools.diagnostics import OpDiagnostic
 
 PASS_NAME = "import-stablehlo"
@@ -422,7 +423,25 @@ def rewrite_scaled_dot(rewriter: Rewriter, dot: _ScaledDot) -> hlo.CustomCallOp:
     call.location = op.location
     rewriter.replace_op(op, call)
     call.result.name_hint = op.results[0].name_hint
+    k = shlo.tensor_shape(lhs)[-1]
+    if isinstance(op, shlo.CompositeOp) and k > NC_MATMUL_K:
+        emit_remark(call, composite_remark(k))
     return call
+
+
+NC_MATMUL_K = 128
+"""K elements of one bf16 PE pass (the decomposition's dot_general); an MX pass takes 512."""
+
+
+def composite_remark(k: int) -> str:
+    """What importing an ``xla.scaled_dot`` composite with K > 128 changes."""
+    return (
+        f"{PASS_NAME}: the xla.scaled_dot composite (K = {k}) becomes the MX dot, whose PE "
+        "passes take 512 K elements (128 partitions x 4 lanes) where its decomposition's "
+        "bf16 dot_general takes 128: the exact sum of each pass is rounded to fp32 once "
+        "per 512 elements instead of once per 128, so results can differ from the "
+        "decomposition's in the last bits (docs/stablehlo.md)"
+    )
 
 
 # ------------------------------------------------------------------- plain ops
@@ -500,6 +519,7 @@ class ImportStableHloPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         inline_private_calls(op)
+        erase_unreferenced_private_functions(op)  # the inlined helpers: rewrite each dot once
         rewriter = Rewriter()
         dots: list[_ScaledDot] = []
         for inner in op.walk():

@@ -23,9 +23,15 @@ the mapping cannot express is refused with a diagnostic on the op that names the
 ``docs/lowering.md`` describes the mapping of HLO dims onto partitions.
 
 The packed MX data is ``ui32`` at the function boundary (the HLO type, so mx-run reads and
-writes the same arrays) and ``!nisa.float8_*_x4`` inside the kernel; nisa has no bitcast,
-so the boundary reinterprets the HBM buffer with a ``memref.cast`` that changes only the
-element type (both are 32-bit containers of the same bytes).
+writes the same arrays) and ``!nisa.float8_*_x4`` inside the kernel; the boundary
+reinterprets the HBM buffer with a ``memref.cast`` that changes only the element type
+(both are 32-bit containers of the same bytes).
+
+The StableHLO ops ``import-stablehlo`` keeps (JAX's FP8 packing, reshapes, transposes,
+broadcasts and MXFP8 quantization) lower too, each exactly (``docs/stablehlo.md``,
+"Lowering to nisa and bir"): the packing is a ``nisa.view_cast`` of the FP8 lanes as x4
+words, layout ops are views or DMAs, elementwise ops, compares, selects and max
+reductions run per 128-partition tile on the ISA's f32 / exact-integer ALU.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
@@ -53,12 +60,16 @@ from xdsl.dialects.builtin import (
     LocationAttr,
     MemRefType,
     ModuleOp,
+    NoneAttr,
     Signedness,
     StridedLayoutAttr,
     StringAttr,
     TensorType,
     TupleType,
     UnitAttr,
+    f8E4M3FN,
+    f8E5M2,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
@@ -76,6 +87,7 @@ from mxdsl.contract.mx import (
     ScaledDotConfig,
 )
 from mxdsl.dialects import nisa
+from mxdsl.dialects import stablehlo as shlo
 from mxdsl.dialects.hlo import (
     ConstantOp,
     ConvertOp,
@@ -503,6 +515,9 @@ class _FunctionLowering:
         self.options = options
         self.function = function
         self.values: dict[SSAValue, SSAValue | tuple[Any, ...]] = {}
+        self.splats: dict[SSAValue, _Splat] = {}
+        """Tensors that are one constant everywhere (StableHLO splat constants and their
+        broadcasts): memsets where they are used, an HBM buffer only when one is needed."""
 
     def refuse(self, op: Operation, message: str) -> OpDiagnostic:
         return OpDiagnostic(op, f"{PASS_NAME}: {message}")
@@ -555,6 +570,8 @@ class _FunctionLowering:
                 raise self.refuse(
                     function, f"{key} of @{function.sym_name.data} has a dynamic shape {t}"
                 )
+            if t.get_element_type() == i1:  # a 0 / 1 byte, as on chip
+                return nisa.tile_type(t.get_shape(), UI8, nisa.MemorySpace.HBM)
             return _hbm_type(t)  # pyright: ignore[reportUnknownArgumentType]
         return t
 
@@ -576,6 +593,29 @@ class _FunctionLowering:
                 self.lower_convert(op)
             elif isinstance(op, func.ReturnOp):
                 self.lower_return(op)
+            elif isinstance(op, shlo.ReshapeOp):
+                self.lower_reshape(op)
+            elif isinstance(op, shlo.BitcastConvertOp):
+                self.lower_bitcast_convert(op)
+            elif isinstance(op, shlo.TransposeOp):
+                self.lower_transpose(op)
+            elif isinstance(op, shlo.BroadcastInDimOp):
+                self.lower_broadcast_in_dim(op)
+            elif isinstance(op, shlo.ConstantOp):
+                self.lower_stablehlo_constant(op)
+            elif type(op) in _BINARY_ALU:
+                assert isinstance(op, shlo.ElementwiseOp)
+                self.lower_binary(op)
+            elif isinstance(op, shlo.AbsOp | shlo.NegOp | shlo.NotOp):
+                self.lower_unary(op)
+            elif isinstance(op, shlo.CompareOp):
+                self.lower_compare(op)
+            elif isinstance(op, shlo.SelectOp):
+                self.lower_select(op)
+            elif isinstance(op, shlo.ReduceOp):
+                self.lower_reduce(op)
+            elif op.dialect_name() == "stablehlo":
+                raise _Refusal(_stablehlo_refusal(op))
             else:
                 raise _Refusal(f"no lowering for {op.name}")
         except _Refusal as err:
@@ -583,6 +623,8 @@ class _FunctionLowering:
 
     def lowered(self, value: SSAValue) -> SSAValue | tuple[Any, ...]:
         """The lowered value of a tensor or (nested) tuple."""
+        if value not in self.values and value in self.splats:
+            return self.value(value)
         mapped = self.values.get(value)
         if mapped is None:
             raise _Refusal(f"operand {value} has no lowered value")
@@ -590,13 +632,15 @@ class _FunctionLowering:
 
     def value(self, tensor: SSAValue) -> SSAValue:
         mapped = self.values.get(tensor)
+        if mapped is None and tensor in self.splats:
+            mapped = self.values[tensor] = self.materialize(tensor, self.splats[tensor])
         if mapped is None:
             raise _Refusal(f"operand {tensor} has no lowered value")
         if isinstance(mapped, tuple):
             raise _Refusal("a tuple value is used where a tensor is expected")
         return mapped
 
-    def lower_constant(self, op: ConstantOp) -> None:
+    def lower_constant(self, op: ConstantOp | shlo.ConstantOp) -> None:
         """Metadata constants disappear; a dense tensor literal becomes a constant
         ``memref.global`` in hbm (next to the function) read with ``memref.get_global``."""
         data_uses = [
@@ -648,7 +692,7 @@ class _FunctionLowering:
             if isinstance(mapped, tuple):
                 raise _Refusal("a tuple value is returned where a tensor is expected")
             if isinstance(t, TensorType):  # x4 data goes out as ui32
-                mapped = self.e.cast(mapped, t.get_element_type())
+                mapped = self.e.cast(mapped, _tile_element(t.get_element_type()))
             results.append(mapped)
 
         for value in op.arguments:
@@ -959,16 +1003,664 @@ class _FunctionLowering:
         source = self.value(op.operand)
         target = op.result.type
         assert isinstance(target, TensorType)
+        operand_type = op.operand.type
+        assert isinstance(operand_type, TensorType)
+        if _dma_converts_exactly(operand_type.get_element_type(), target.get_element_type()):
+            out = self.result_buffer(op.result)
+            self.e.dma(out, source)
+            self.values[op.result] = out
+            return
         if not isinstance(_element_type(source), kinds) or not isinstance(
             target.get_element_type(), kinds
         ):
             raise _Refusal(
-                f"convert {op.operand.type} -> {target}: only bf16 / f16 / f32 conversions are "
-                "lowered (a DMA converts through f32, exact for these)"
+                f"convert {op.operand.type} -> {target}: lowered where one DMA (through f32) "
+                "gives convert's bits: from floats of at most 32 bits, i1 and integers of at "
+                "most 16 bits to floats and integers, from 32-bit integers to f32 and integers "
+                "(not to i1, not rounding twice)"
             )
         out = self.result_buffer(op.result)
         self.e.dma(out, source)
         self.values[op.result] = out
+
+    # ------------------------------------------------------------- StableHLO layout ops
+    # What import-stablehlo leaves around the block-scaled dot (docs/stablehlo.md): the
+    # FP8 packing pair and JAX's reshape / transpose / broadcast_in_dim. HBM buffers are
+    # row-major and contiguous, so a reshape is a view and the packing is nisa.view_cast
+    # (NKI's view(dtype)); a transpose or broadcast moves data with DMAs.
+
+    def lower_reshape(self, op: shlo.ReshapeOp) -> None:
+        if self.splat_through(op):
+            return
+        source = self.value(op.operand)
+        shape = _shape(op.result)
+        self.values[op.result] = self.alias(op.result, self.reshaped(source, shape))
+
+    def reshaped(self, source: SSAValue, shape: Sequence[int]) -> SSAValue:
+        """``source`` (contiguous) seen with another shape: collapse to 1-D, expand."""
+        e = self.e
+        source_shape = _shape(source)
+        if tuple(shape) == tuple(source_shape):
+            return source
+        if not source_shape or not shape or not isinstance(_memref(source).layout, NoneAttr):
+            out = e.alloc(shape, _element_type(source), nisa.MemorySpace.HBM, "reshaped")
+            e.dma(out, source)
+            return out
+        small, big = sorted((tuple(source_shape), tuple(shape)), key=len)
+        if len(small) < len(big) and (groups := _reassociation(small, big)) is not None:
+            return e.reshape(source, groups, shape)
+        flat = source
+        if len(source_shape) > 1:
+            flat = e.reshape(source, [list(range(len(source_shape)))], [math.prod(source_shape)])
+        if len(shape) == 1:
+            return flat
+        return e.reshape(flat, [list(range(len(shape)))], shape)
+
+    def alias(self, tensor: SSAValue, view: SSAValue) -> SSAValue:
+        """A view becomes the value of ``tensor``; one that the function returns is copied
+        into a buffer of its own first (a kernel returns whole HBM tensors)."""
+        if not any(isinstance(use.operation, func.ReturnOp) for use in tensor.uses):
+            return view
+        if isinstance(view.owner, memref.AllocOp):
+            return view
+        out = self.e.alloc(_shape(view), _element_type(view), nisa.MemorySpace.HBM, "out")
+        self.e.dma(out, view)
+        return out
+
+    def lower_bitcast_convert(self, op: shlo.BitcastConvertOp) -> None:
+        """Four FP8 lanes ``[.., n, 4]`` as one 32-bit word ``[.., n]``: the x4 packing
+        import-stablehlo emits (element ``4 k + j`` in byte ``j`` of word ``k``); a
+        same-width bitcast (JAX's f32 <-> ui32, ui8 -> E8M0) is a view_cast as well."""
+        source_type, result_type = op.operand.type, op.result.type
+        assert isinstance(source_type, TensorType)
+        assert isinstance(result_type, TensorType)
+        lane, word = source_type.get_element_type(), result_type.get_element_type()
+        shape = _shape(op.operand)
+        if shape == _shape(op.result) and i1 not in (lane, word):
+            cast = self.e.emit(nisa.ViewCastOp(self.value(op.operand), word))
+            cast.results[0].name_hint = op.result.name_hint
+            self.values[op.result] = self.alias(op.result, cast.results[0])
+            return
+        x4 = {f8E4M3FN: nisa.float8_e4m3fn_x4, f8E5M2: nisa.float8_e5m2_x4}.get(lane)
+        if (
+            x4 is None
+            or not (isinstance(word, IntegerType) and word.width.data == 32)
+            or len(shape) < 2
+            or shape[-1] != X4_PACK
+        ):
+            raise _Refusal(
+                f"bitcast_convert {source_type} -> {result_type}: only same-width bitcasts "
+                "and the x4 packing of FP8 lanes (f8E4M3FN / f8E5M2 [.., n, 4] -> 32-bit "
+                "integer [.., n]) are lowered (nisa.view_cast)"
+            )
+        e = self.e
+        source = self.value(op.operand)
+        if not isinstance(_memref(source).layout, NoneAttr):
+            source = self.reshaped(source, shape)  # copied to a contiguous buffer
+        cast = e.emit(nisa.ViewCastOp(source, x4))
+        cast.results[0].name_hint = f"{op.result.name_hint or 'packed'}_x4"
+        groups = [[d] for d in range(len(shape) - 2)] + [[len(shape) - 2, len(shape) - 1]]
+        words = e.reshape(cast.results[0], groups, shape[:-1], op.result.name_hint)
+        self.values[op.result] = self.alias(op.result, words)
+
+    def lower_transpose(self, op: shlo.TransposeOp) -> None:
+        """A permutation that keeps the order of the non-unit dims is a reshape; otherwise
+        one DMA per row of the result (the innermost non-unit result dim), in loops over
+        the other result dims, reading the source with that dim's stride."""
+        if self.splat_through(op):
+            return
+        perm = op.dims
+        source = self.value(op.operand)
+        in_shape, out_shape = _shape(op.operand), _shape(op.result)
+        moved = [d for d in perm if in_shape[d] != 1]
+        if moved == sorted(moved):
+            self.lower_reshape_like(op, source, out_shape)
+            return
+        e = self.e
+        out = self.result_buffer(op.result)
+        self.values[op.result] = out
+        row = max(d for d in range(len(out_shape)) if out_shape[d] != 1)
+        loops = [d for d in range(row) if out_shape[d] != 1]
+
+        def copy(ivs: dict[int, Offset]) -> None:
+            dst: Dims = [(ivs.get(d, 0), 1, 1, False) for d in range(len(out_shape))]
+            dst[row] = (0, out_shape[row], 1, True)
+            position = {perm[d]: d for d in range(len(perm))}
+            src: Dims = [(ivs.get(position[d], 0), 1, 1, False) for d in range(len(in_shape))]
+            src[perm[row]] = (0, in_shape[perm[row]], 1, True)
+            e.dma(e.view(out, dst), e.view(source, src))
+
+        self.nest(loops, out_shape, {}, copy)
+
+    def nest(
+        self,
+        dims: Sequence[int],
+        shape: Sequence[int],
+        ivs: dict[int, Offset],
+        body: Callable[[dict[int, Offset]], None],
+    ) -> None:
+        """``scf.for`` over each of ``dims`` (outermost first), ``body`` innermost."""
+        if not dims:
+            body(ivs)
+            return
+        d, rest = dims[0], dims[1:]
+        self.e.loop(0, shape[d], 1, "i", lambda iv: self.nest(rest, shape, {**ivs, d: iv}, body))
+
+    def lower_reshape_like(self, op: Operation, source: SSAValue, shape: Sequence[int]) -> None:
+        result = op.results[0]
+        self.values[result] = self.alias(result, self.reshaped(source, shape))
+
+    def lower_broadcast_in_dim(self, op: shlo.BroadcastInDimOp) -> None:
+        """Inserting unit dims is a reshape; otherwise the operand is copied whole into
+        the result once per index of the broadcast dims (DMAs in loops over them)."""
+        if self.splat_through(op):
+            return
+        dims = op.dims
+        source = self.value(op.operand)
+        in_shape, out_shape = _shape(op.operand), _shape(op.result)
+        if list(dims) != sorted(dims):
+            raise _Refusal(
+                f"broadcast_in_dim dims {list(dims)} reorder the operand dims; transpose first"
+            )
+        broadcast = [
+            d
+            for d in range(len(out_shape))
+            if out_shape[d] != 1 and (d not in dims or in_shape[dims.index(d)] != out_shape[d])
+        ]
+        if not broadcast:
+            self.lower_reshape_like(op, source, out_shape)
+            return
+        e = self.e
+        out = self.result_buffer(op.result)
+        self.values[op.result] = out
+
+        def copy(ivs: dict[int, Offset]) -> None:
+            dst: Dims = [
+                (ivs[d], 1, 1, False) if d in ivs else (0, out_shape[d], 1, True)
+                for d in range(len(out_shape))
+            ]
+            e.dma(e.view(out, dst), source)
+
+        self.nest(broadcast, out_shape, {}, copy)
+
+    # ------------------------------------------------------------- StableHLO compute ops
+    # JAX's MXFP8 quantization: elementwise ops, compare, select, a max reduction. Each op
+    # runs over [128-partition, free] tiles of its result (leading dims merged into rows,
+    # the last dim the free axis): DMA the operands in, one or two ISA ops, DMA out. i1
+    # tensors are ui8 0 / 1 buffers. Each lowering is exact for the types it accepts:
+    # the ISA computes floats in f32 (exact for max / min / abs / negate / compare, and
+    # correctly rounded for + - * / of f32 operands; for narrower floats the f32 result
+    # rounded again is still the correctly rounded one, f32 having more than 2p + 2 bits)
+    # and integers exactly (docs/nisa-interpreter.md), as StableHLO computes them.
+
+    def lower_stablehlo_constant(self, op: shlo.ConstantOp) -> None:
+        literal = op.value
+        values = literal.get_values()
+        element = _element_type(op.output)
+        if len(set(values)) == 1 and values:
+            value = values[0]
+            if element == i1:
+                value = 1 if value else 0
+            self.splats[op.output] = _Splat(value, _tile_element(element))
+            return
+        self.lower_constant(op)
+
+    def splat_through(self, op: Operation) -> bool:
+        """A reshape / transpose / broadcast of a splat is the same splat."""
+        source = self.splats.get(op.operands[0])
+        if source is None or op.operands[0] in self.values:
+            return False
+        self.splats[op.results[0]] = source
+        return True
+
+    def materialize(self, tensor: SSAValue, splat: _Splat) -> SSAValue:
+        """An HBM buffer holding ``splat`` everywhere: a memset tile DMAed to each tile."""
+        shape = _shape(tensor)
+        e = self.e
+        out = e.alloc(shape, splat.element, nisa.MemorySpace.HBM, tensor.name_hint or "splat")
+        rows, cols = _rows_cols(shape)
+        tile = e.alloc(
+            [min(PMAX, rows), min(ELEMENTWISE_FREE_TILE, cols)],
+            splat.element,
+            nisa.MemorySpace.SBUF,
+            "splat_tile",
+        )
+        self.fill(tile, splat.value)
+        if not shape:
+            e.dma(out, tile)
+            return out
+        out2d = self.reshaped(out, (rows, cols))
+        e.tiled(
+            rows,
+            PMAX,
+            "r",
+            lambda r0, rt: e.tiled(
+                cols,
+                ELEMENTWISE_FREE_TILE,
+                "c",
+                lambda c0, ct: e.dma(
+                    e.view(out2d, [(r0, rt, 1, True), (c0, ct, 1, True)]), e.rows(tile, rt, ct)
+                ),
+            ),
+        )
+        return out
+
+    def fill(self, tile: SSAValue, value: Any) -> None:
+        """Set a whole SBUF tile to a constant: ``nisa.memset`` for floats whose f64
+        literal reads back; ``nisa.iota`` (int32 arithmetic, then a wrapping cast) for
+        integers, and for integral floats the memset syntax cannot carry."""
+        t = _memref(tile)
+        element = t.get_element_type()
+        free = math.prod(t.get_shape()[1:])
+        number = float(value)
+        if not isinstance(element, IntegerType) and _memset_prints(number):
+            self.e.memset(tile, number)
+            return
+        if number.is_integer() and -(1 << 31) <= number < (1 << 32):
+            wrapped = int(number) - (1 << 32) if number >= (1 << 31) else int(number)
+            if isinstance(element, IntegerType) or abs(number) < (1 << 24):
+                self.e.emit(nisa.IotaOp(tile, [(0, free)], offset=wrapped))
+                return
+        raise _Refusal(
+            f"the constant {value} has no nisa form here (memset takes finite floats whose "
+            "literal reads back, iota 32-bit integers); pass it as an argument"
+        )
+
+    def elementwise(
+        self,
+        result: SSAValue,
+        operands: Sequence[SSAValue | _Splat],
+        compute: Callable[[SSAValue, list[SSAValue]], None],
+        result_element: Attribute | None = None,
+    ) -> None:
+        """``result`` tile by tile: each operand (a tensor, an HBM buffer or a splat)
+        DMAed into an SBUF tile (a splat: filled once), ``compute(dst tile, operand
+        tiles)``, the dst tile DMAed out (into a buffer of ``result_element`` if given)."""
+        shape = _shape(result)
+        if not shape or 0 in shape:
+            raise _Refusal(f"{result.type}: only non-empty tensors of rank >= 1 are lowered")
+        e = self.e
+        rows, cols = _rows_cols(shape)
+        p_alloc, f_alloc = min(PMAX, rows), min(ELEMENTWISE_FREE_TILE, cols)
+        sources: list[tuple[SSAValue | None, SSAValue]] = []
+        for operand in operands:
+            if isinstance(operand, SSAValue) and isinstance(operand.type, MemRefType):
+                hbm = operand  # already a buffer
+                buffer = e.alloc(
+                    [p_alloc, f_alloc], _element_type(hbm), nisa.MemorySpace.SBUF, "in"
+                )
+                sources.append((self.reshaped(hbm, (rows, cols)), buffer))
+                continue
+            if isinstance(operand, SSAValue) and operand not in self.values:
+                operand = self.splats.get(operand, operand)
+            if isinstance(operand, _Splat):
+                buffer = e.alloc([p_alloc, f_alloc], operand.element, nisa.MemorySpace.SBUF, "cst")
+                self.fill(buffer, operand.value)
+                sources.append((None, buffer))
+                continue
+            hbm = self.value(operand)
+            buffer = e.alloc([p_alloc, f_alloc], _element_type(hbm), nisa.MemorySpace.SBUF, "in")
+            sources.append((self.reshaped(hbm, (rows, cols)), buffer))
+        out = self.result_buffer(result, result_element or _tile_element(_element_type(result)))
+        self.values[result] = out
+        out2d = self.reshaped(out, (rows, cols))
+        dst_tile = e.alloc([p_alloc, f_alloc], _element_type(out), nisa.MemorySpace.SBUF, "res")
+
+        def tile(r0: Offset, rt: int, c0: Offset, ct: int) -> None:
+            region: Dims = [(r0, rt, 1, True), (c0, ct, 1, True)]
+            views: list[SSAValue] = []
+            for hbm, on_chip in sources:
+                view = e.rows(on_chip, rt, ct)
+                if hbm is not None:
+                    e.dma(view, e.view(hbm, region))
+                views.append(view)
+            dst = e.rows(dst_tile, rt, ct)
+            compute(dst, views)
+            e.dma(e.view(out2d, region), dst)
+
+        e.tiled(
+            rows,
+            PMAX,
+            "r",
+            lambda r0, rt: e.tiled(
+                cols, ELEMENTWISE_FREE_TILE, "c", lambda c0, ct: tile(r0, rt, c0, ct)
+            ),
+        )
+
+    def alu_op(self, alu: nisa.AluOp) -> Callable[[SSAValue, list[SSAValue]], None]:
+        def compute(dst: SSAValue, tiles: list[SSAValue]) -> None:
+            self.e.emit(nisa.TensorTensorOp(dst, alu, tiles[0], tiles[1]))
+
+        return compute
+
+    def lower_binary(self, op: shlo.ElementwiseOp) -> None:
+        alu = _BINARY_ALU[type(op)]
+        element = _element_type(op.result)
+        kind = _kind(element)
+        allowed = {
+            nisa.AluOp.ADD: ("float", "signed", "unsigned"),
+            nisa.AluOp.SUBTRACT: ("float", "signed", "unsigned"),
+            nisa.AluOp.MULTIPLY: ("float", "signed", "unsigned"),
+            nisa.AluOp.DIVIDE: ("float",),
+            nisa.AluOp.MAXIMUM: ("float", "signed", "unsigned"),
+            nisa.AluOp.MINIMUM: ("float", "signed", "unsigned"),
+            nisa.AluOp.BITWISE_AND: ("signed", "unsigned", "i1"),
+            nisa.AluOp.BITWISE_OR: ("signed", "unsigned", "i1"),
+            nisa.AluOp.BITWISE_XOR: ("signed", "unsigned", "i1"),
+            nisa.AluOp.LEFT_SHIFT: ("signed", "unsigned"),
+            nisa.AluOp.RIGHT_SHIFT: (
+                ("unsigned",) if isinstance(op, shlo.ShrLogicalOp) else ("signed",)
+            ),
+        }[alu]
+        if kind not in allowed:
+            raise _Refusal(
+                f"{op.name} on {element}: lowered on {' / '.join(allowed)} element types "
+                "(float: at most 32 bits; signed / unsigned: 8, 16 or 32-bit integers), where "
+                "the ISA's f32 or exact integer arithmetic gives StableHLO's bits"
+            )
+        if alu in (nisa.AluOp.LEFT_SHIFT, nisa.AluOp.RIGHT_SHIFT):
+            amount = self.splats.get(op.args[1])
+            if amount is None or op.args[1] in self.values or not 0 <= amount.value < 64:
+                raise _Refusal(
+                    f"{op.name}: the shift amount must be a constant in [0, 64) (JAX shifts "
+                    "by constants); a shift by a tensor has no exact ISA form here"
+                )
+        self.elementwise(op.result, list(op.args), self.alu_op(alu))
+
+    def lower_unary(self, op: shlo.ElementwiseOp) -> None:
+        """abs: abs_max with 0 (clears the sign of NaN too); negate: floats xor the sign
+        bit (a view_cast of the bits), integers multiply by -1 (wrapping); not: xor with 1
+        (i1) or with all ones."""
+        element = _element_type(op.result)
+        kind = _kind(element)
+        tile_element = _tile_element(element)
+        if isinstance(op, shlo.NotOp):
+            if kind not in ("signed", "unsigned", "i1"):
+                raise _Refusal(f"not on {element}: integers and i1 only")
+            width = element.width.data if isinstance(element, IntegerType) else 8
+            ones = 1 if kind == "i1" else -1 if kind == "signed" else (1 << width) - 1
+            self.elementwise(
+                op.result,
+                [op.args[0], _Splat(ones, tile_element)],
+                self.alu_op(nisa.AluOp.BITWISE_XOR),
+            )
+            return
+        if kind not in ("float", "signed", "unsigned"):
+            raise _Refusal(
+                f"{op.name} on {element}: floats of at most 32 bits and 8 / 16 / 32-bit "
+                "integers only"
+            )
+        if isinstance(op, shlo.AbsOp):
+            self.elementwise(
+                op.result, [op.args[0], _Splat(0, tile_element)], self.alu_op(nisa.AluOp.ABS_MAX)
+            )
+            return
+        if kind == "float":  # flip the sign bit (NaN too, as StableHLO's negate does)
+            assert isinstance(element, AnyFloat)
+            bits = IntegerType(element.bitwidth, Signedness.UNSIGNED)
+            source = self.e.emit(nisa.ViewCastOp(self.value(op.args[0]), bits)).results[0]
+            sign = _Splat(1 << (element.bitwidth - 1), bits)
+            self.elementwise(
+                op.result, [source, sign], self.alu_op(nisa.AluOp.BITWISE_XOR), result_element=bits
+            )
+            out = self.value(op.result)
+            self.values[op.result] = self.e.emit(nisa.ViewCastOp(out, element)).results[0]
+            return
+        self.elementwise(
+            op.result, [op.args[0], _Splat(-1, tile_element)], self.alu_op(nisa.AluOp.MULTIPLY)
+        )
+
+    def lower_compare(self, op: shlo.CompareOp) -> None:
+        direction = op.comparison_direction.data
+        element = _element_type(op.lhs)
+        kind = _kind(element)
+        expected = {"float": "FLOAT", "signed": "SIGNED", "unsigned": "UNSIGNED", "i1": "UNSIGNED"}
+        compare_type = op.compare_type.data if op.compare_type is not None else None
+        if kind not in expected or compare_type not in (None, expected[kind]):
+            raise _Refusal(
+                f"compare {direction} {compare_type or ''} on {element}: lowered as FLOAT on "
+                "floats of at most 32 bits, SIGNED / UNSIGNED on integers of their "
+                "signedness (TOTALORDER has no ISA form here)"
+            )
+        alu = _COMPARE_ALU[direction]
+        self.elementwise(op.result, [op.lhs, op.rhs], self.alu_op(alu))
+
+    def lower_select(self, op: shlo.SelectOp) -> None:
+        """``dst = on_false``, then ``tensor_copy_predicated`` of on_true where pred."""
+        pred = self.splats.get(op.pred) if op.pred not in self.values else None
+        if pred is not None:
+            chosen = op.on_true if pred.value else op.on_false
+            if chosen in self.splats and chosen not in self.values:
+                self.splats[op.result] = self.splats[chosen]
+                return
+            self.values[op.result] = self.alias(op.result, self.value(chosen))
+            return
+        if _shape(op.pred) != _shape(op.result):
+            raise _Refusal("a scalar predicate that is not a constant is not lowered")
+        e = self.e
+
+        def compute(dst: SSAValue, tiles: list[SSAValue]) -> None:
+            on_false, on_true, predicate = tiles
+            e.emit(nisa.TensorCopyOp(dst, on_false))
+            e.emit(nisa.TensorCopyPredicatedOp(dst, on_true, predicate))
+
+        self.elementwise(op.result, [op.on_false, op.on_true, op.pred], compute)
+
+    def lower_reduce(self, op: shlo.ReduceOp) -> None:
+        """A max / min (or and / or / xor) reduction over the trailing dims: one
+        ``tensor_reduce`` per 128 rows; an init other than the op's identity is combined
+        afterwards."""
+        body = op.compact_body()
+        alu = _REDUCE_ALU.get(body or "")
+        if alu is None or len(op.inputs) != 1:
+            raise _Refusal(
+                f"reduce applying {body or 'a multi-op body'}: only single-input max / min / "
+                "and / or / xor reductions are lowered (an add's order is the ISA's, not "
+                "StableHLO's exact sum)"
+            )
+        source_tensor, init_tensor, result = op.inputs[0], op.init_values[0], op.reduced[0]
+        element = _element_type(source_tensor)
+        kind = _kind(element)
+        ordered = alu in (nisa.AluOp.MAXIMUM, nisa.AluOp.MINIMUM)
+        kinds = ("float", "signed", "unsigned") if ordered else ("signed", "unsigned", "i1")
+        if kind not in kinds:
+            raise _Refusal(
+                f"reduce {alu.value} on {element}: lowered on {' / '.join(kinds)} element "
+                "types (float: at most 32 bits; signed / unsigned: 8, 16 or 32-bit integers)"
+            )
+        shape = _shape(source_tensor)
+        dims = sorted(op.dims)
+        if not dims or dims != list(range(len(shape) - len(dims), len(shape))):
+            raise _Refusal(
+                f"reduce over dims {dims} of a rank-{len(shape)} tensor: only trailing dims "
+                "are reduced (the free axis); transpose them last"
+            )
+        reduced = math.prod(shape[len(shape) - len(dims) :])
+        rows = math.prod(shape[: len(shape) - len(dims)])
+        if reduced > ELEMENTWISE_FREE_TILE * 8 or 0 in shape:
+            raise _Refusal(
+                f"reduce over {reduced} elements per row: at most "
+                f"{ELEMENTWISE_FREE_TILE * 8} (one SBUF tile row) are lowered"
+            )
+        init = self.splats.get(init_tensor) if init_tensor not in self.values else None
+        if init is None:
+            raise _Refusal("the init value of a reduce must be a constant")
+        e = self.e
+        source = self.reshaped(self.value(source_tensor), (rows, reduced))
+        tile_element = _tile_element(element)
+        out = self.result_buffer(result, tile_element)
+        self.values[result] = out
+        out2d = self.reshaped(out, (rows, 1))
+        p_alloc = min(PMAX, rows)
+        data = e.alloc([p_alloc, reduced], tile_element, nisa.MemorySpace.SBUF, "red_in")
+        dst = e.alloc([p_alloc, 1], tile_element, nisa.MemorySpace.SBUF, "red_out")
+        identity = _is_identity(alu, init.value, element)
+        init_tile = None
+        if not identity:
+            init_tile = e.alloc([p_alloc, 1], tile_element, nisa.MemorySpace.SBUF, "red_init")
+            self.fill(init_tile, init.value)
+
+        def tile(r0: Offset, rt: int) -> None:
+            d = e.rows(dst, rt, 1)
+            x = e.rows(data, rt, reduced)
+            e.dma(x, e.view(source, [(r0, rt, 1, True), (0, reduced, 1, True)]))
+            e.emit(nisa.TensorReduceOp(d, alu, x, [1]))
+            if init_tile is not None:
+                e.emit(nisa.TensorTensorOp(d, alu, d, e.rows(init_tile, rt, 1)))
+            e.dma(e.view(out2d, [(r0, rt, 1, True), (0, 1, 1, True)]), d)
+
+        e.tiled(rows, PMAX, "r", tile)
+
+
+ELEMENTWISE_FREE_TILE = 512
+"""Free elements per partition of one elementwise tile."""
+
+
+@dataclass(frozen=True)
+class _Splat:
+    """A tensor that holds one constant (of the buffer element type: i1 is ui8)."""
+
+    value: Any
+    element: Attribute
+
+
+_BINARY_ALU: dict[type[Operation], nisa.AluOp] = {
+    shlo.AddOp: nisa.AluOp.ADD,
+    shlo.SubOp: nisa.AluOp.SUBTRACT,
+    shlo.MulOp: nisa.AluOp.MULTIPLY,
+    shlo.DivOp: nisa.AluOp.DIVIDE,
+    shlo.MaxOp: nisa.AluOp.MAXIMUM,
+    shlo.MinOp: nisa.AluOp.MINIMUM,
+    shlo.AndOp: nisa.AluOp.BITWISE_AND,
+    shlo.OrOp: nisa.AluOp.BITWISE_OR,
+    shlo.XorOp: nisa.AluOp.BITWISE_XOR,
+    shlo.ShlOp: nisa.AluOp.LEFT_SHIFT,
+    shlo.ShrLogicalOp: nisa.AluOp.RIGHT_SHIFT,
+    shlo.ShrArithOp: nisa.AluOp.RIGHT_SHIFT,
+}
+_COMPARE_ALU = {
+    "EQ": nisa.AluOp.EQUAL,
+    "NE": nisa.AluOp.NOT_EQUAL,
+    "GE": nisa.AluOp.GREATER_EQUAL,
+    "GT": nisa.AluOp.GREATER,
+    "LE": nisa.AluOp.LESS_EQUAL,
+    "LT": nisa.AluOp.LESS,
+}
+_REDUCE_ALU = {
+    "stablehlo.maximum": nisa.AluOp.MAXIMUM,
+    "stablehlo.minimum": nisa.AluOp.MINIMUM,
+    "stablehlo.and": nisa.AluOp.BITWISE_AND,
+    "stablehlo.or": nisa.AluOp.BITWISE_OR,
+    "stablehlo.xor": nisa.AluOp.BITWISE_XOR,
+}
+UI8 = IntegerType(8, Signedness.UNSIGNED)
+
+
+def _tile_element(element: Attribute) -> Attribute:
+    """The buffer element type of a tensor element type: i1 is a ui8 0 / 1."""
+    return UI8 if element == i1 else element
+
+
+def _kind(element: Attribute) -> str:
+    """float (at most 32 bits) / signed / unsigned (8, 16, 32 bits) / i1 / other."""
+    if element == i1:
+        return "i1"
+    if isinstance(element, IntegerType):
+        if element.width.data not in (8, 16, 32):
+            return "other"
+        return "unsigned" if element.signedness.data == Signedness.UNSIGNED else "signed"
+    if isinstance(element, BFloat16Type | Float16Type | Float32Type):
+        return "float"
+    return "other"
+
+
+def _is_identity(alu: nisa.AluOp, value: Any, element: Attribute) -> bool:
+    """Whether ``value`` is the identity of the reduction ``alu`` in ``element``."""
+    if alu == nisa.AluOp.MAXIMUM:
+        if isinstance(element, IntegerType):
+            unsigned = element.signedness.data == Signedness.UNSIGNED
+            return value == (0 if unsigned else -(1 << (element.width.data - 1)))
+        return value == -math.inf
+    if alu == nisa.AluOp.MINIMUM:
+        if isinstance(element, IntegerType):
+            width = element.width.data
+            unsigned = element.signedness.data == Signedness.UNSIGNED
+            return value == ((1 << width) - 1 if unsigned else (1 << (width - 1)) - 1)
+        return value == math.inf
+    if alu == nisa.AluOp.BITWISE_AND:
+        return value in (-1, (1 << 32) - 1) or (element == i1 and value == 1)
+    return value == 0
+
+
+def _memset_prints(value: float) -> bool:
+    """Whether xDSL prints ``value`` as an f64 literal that nisa.memset parses back
+    (xDSL prints non-finite and some integral values in hex, which it does not read)."""
+    if not math.isfinite(value):
+        return False
+    return float(f"{value:.5e}") == value or "." in f"{value:.17g}"
+
+
+def _rows_cols(shape: Sequence[int]) -> tuple[int, int]:
+    """A tensor as [rows, last dim] (rank 0: [1, 1])."""
+    cols = shape[-1] if shape else 1
+    return math.prod(shape) // max(cols, 1), cols
+
+
+def _dma_converts_exactly(source: Attribute, target: Attribute) -> bool:
+    """Whether a DMA (source -> f32 -> target, or integer -> integer wrapping) gives
+    ``convert``'s bits: the source reaches f32 exactly (floats of at most 32 bits, i1,
+    integers of at most 16 bits; a wider integer only into f32 or an integer) and the
+    target is not i1 (convert's ``x != 0``)."""
+    if target == i1 or not (_narrow_float(target) or _kind(target) in ("signed", "unsigned")):
+        return False
+    if _narrow_float(source) or _kind(source) == "i1":
+        return True
+    if _kind(source) in ("signed", "unsigned"):
+        narrow = isinstance(source, IntegerType) and source.width.data <= 16
+        return narrow or not _narrow_float(target) or isinstance(target, Float32Type)
+    return False
+
+
+def _narrow_float(t: Attribute) -> bool:
+    """A float type of at most 32 bits (f32 holds each of its values exactly)."""
+    return isinstance(t, AnyFloat) and t.bitwidth <= 32
+
+
+def _reassociation(small: Sequence[int], big: Sequence[int]) -> list[list[int]] | None:
+    """Groups of consecutive ``big`` dims, one per ``small`` dim, whose sizes multiply to
+    it (the reassociation of one expand / collapse_shape), or None."""
+    groups: list[list[int]] = []
+    j = 0
+    for i, size in enumerate(small):
+        if j == len(big):
+            return None
+        group, product = [j], big[j]
+        j += 1
+        while product < size and j < len(big):
+            product *= big[j]
+            group.append(j)
+            j += 1
+        if product != size:
+            return None
+        if i == len(small) - 1:
+            if any(big[k] != 1 for k in range(j, len(big))):
+                return None
+            group.extend(range(j, len(big)))
+            j = len(big)
+        groups.append(group)
+    return groups if j == len(big) else None
+
+
+def _stablehlo_refusal(op: Operation) -> str:
+    """Why a StableHLO op that import-stablehlo kept has no nisa lowering."""
+    return (
+        f"no lowering for {op.name}: of StableHLO, lower-hlo-to-nisa lowers what JAX's "
+        "MXFP8 scaled dots are made of (add subtract multiply divide maximum minimum and "
+        "or xor shift_left shift_right_logical shift_right_arithmetic abs negate not "
+        "compare select reduce convert bitcast_convert reshape transpose broadcast_in_dim "
+        "constant; docs/stablehlo.md); compute it outside the kernel and pass the result "
+        "as an argument"
+    )
 
 
 # --------------------------------------------------------------------------- matmul

@@ -237,6 +237,8 @@ class _Views:
             source = self.of(source_value)
             element = t.get_element_type()
             if _element_size(element) != _element_size(source.element_type):
+                if isinstance(owner, nisa.ViewCastOp):
+                    return _rescaled(source, element, owner)
                 raise _Refusal(
                     f"{owner.name} from {source_value.type} to {t} changes the element size"
                 )
@@ -284,6 +286,44 @@ class _Views:
             tuple(terms),
             tuple(dims),
         )
+
+
+def _rescaled(source: _View, element: Attribute, op: nisa.ViewCastOp) -> _View:
+    """An HBM view seen with a wider or narrower element (nisa.view_cast of FP8 lanes as x4
+    words, or back): offsets, loop terms and strides change units; the last dim is
+    contiguous and its size scales by the width ratio."""
+    old_size, new_size = _element_size(source.element_type), _element_size(element)
+    if source.memory != Memory.HBM:
+        raise _Refusal(
+            f"{op.name} from {op.src.type} to {op.result.type} changes the element size on "
+            "chip; only HBM tensors are viewed with another element width"
+        )
+    dims = list(source.dims)
+    if not dims or dims[-1][1] != 1:
+        raise _Refusal(f"{op.name} changes the element size of a view whose last dim is strided")
+
+    def convert(count: int) -> int | None:
+        scaled = count * old_size
+        return scaled // new_size if scaled % new_size == 0 else None
+
+    last = convert(dims[-1][0])
+    strides = [convert(stride) if size != 1 else 1 for size, stride in dims[:-1]]
+    offset = convert(source.offset)
+    terms = [(value, convert(c)) for value, c in source.terms]
+    if last is None or offset is None or None in strides or any(c is None for _, c in terms):
+        raise _Refusal(
+            f"{op.name} from {op.src.type} to {op.result.type}: the view does not start and "
+            f"step on whole {new_size}-byte elements"
+        )
+    new_dims = [(size, s) for (size, _), s in zip(dims[:-1], strides, strict=True)]
+    return _View(
+        source.root,
+        source.memory,
+        element,
+        offset,
+        tuple((v, c) for v, c in terms if c is not None),
+        (*((size, s) for size, s in new_dims if s is not None), (last, 1)),
+    )
 
 
 def _merge_run(dims: Sequence[Dim]) -> Dim | None:

@@ -1,23 +1,14 @@
 // A file JAX wrote runs with mx-run at every step of
 //   import-stablehlo, legalize-scaled-matmul, lower-hlo-to-nisa
-// and prints bit-identical values (--print-values prints every element exactly). The
-// nisa step needs import-stablehlo{packed-arguments=true} (lower-hlo-to-nisa has no
-// lowering for the packing op; the arguments are then ui32 words, packed by
-// examples/stablehlo/generate.py with numpy, not by mxdsl). The unpacked imported form
-// is compared with the packed one as well, so the packing op itself is checked.
-// test_stablehlo_run.py checks the first step against an exact numpy dot, and runs the
-// other scaled_matmul files through import-stablehlo,legalize-scaled-matmul in-process.
+// and prints bit-identical values (--print-values prints every element exactly): here
+// the hlo steps (after the import, after legalization) and the packed-arguments form
+// (import-stablehlo{packed-arguments=true}: the arguments are ui32 words, packed by
+// examples/stablehlo/generate.py with numpy, not by mxdsl), which is compared with the
+// unpacked imported form, so the packing op itself is checked against numpy's packing.
+// pipeline-scaled-matmul.mlir and pipeline-scaled-dot-general.mlir run every file JAX
+// wrote through the default import down to nisa and bir; test_stablehlo_run.py checks
+// the first step against an exact numpy dot.
 
-// RUN: mx-run %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.mlir --inputs %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.inputs.npz --quiet --print-values > %t.scaled_matmul_rocm_e5m2_bf16.stablehlo
-// RUN: mx-run %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.mlir --inputs %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.inputs.npz --quiet --print-values -p import-stablehlo > %t.scaled_matmul_rocm_e5m2_bf16.imported
-// RUN: mx-run %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.mlir --inputs %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.inputs.npz --quiet --print-values -p import-stablehlo,legalize-scaled-matmul > %t.scaled_matmul_rocm_e5m2_bf16.legalized
-// RUN: mx-run %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.mlir --inputs %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.packed-inputs.npz --quiet --print-values -p 'import-stablehlo{packed-arguments=true},legalize-scaled-matmul' > %t.scaled_matmul_rocm_e5m2_bf16.packed
-// RUN: mx-opt %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.mlir -p 'import-stablehlo{packed-arguments=true},legalize-scaled-matmul,lower-hlo-to-nisa' -o %t.scaled_matmul_rocm_e5m2_bf16.nisa.mlir
-// RUN: mx-run %t.scaled_matmul_rocm_e5m2_bf16.nisa.mlir --inputs %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.packed-inputs.npz --quiet --print-values > %t.scaled_matmul_rocm_e5m2_bf16.nisa
-// RUN: diff %t.scaled_matmul_rocm_e5m2_bf16.stablehlo %t.scaled_matmul_rocm_e5m2_bf16.imported
-// RUN: diff %t.scaled_matmul_rocm_e5m2_bf16.stablehlo %t.scaled_matmul_rocm_e5m2_bf16.legalized
-// RUN: diff %t.scaled_matmul_rocm_e5m2_bf16.stablehlo %t.scaled_matmul_rocm_e5m2_bf16.packed
-// RUN: diff %t.scaled_matmul_rocm_e5m2_bf16.stablehlo %t.scaled_matmul_rocm_e5m2_bf16.nisa
 // RUN: mx-run %examples/stablehlo/scaled_matmul_cuda_e4m3fn_f32_k1024.mlir --inputs %examples/stablehlo/scaled_matmul_cuda_e4m3fn_f32_k1024.inputs.npz --quiet --print-values > %t.scaled_matmul_cuda_e4m3fn_f32_k1024.stablehlo
 // RUN: mx-run %examples/stablehlo/scaled_matmul_cuda_e4m3fn_f32_k1024.mlir --inputs %examples/stablehlo/scaled_matmul_cuda_e4m3fn_f32_k1024.inputs.npz --quiet --print-values -p import-stablehlo > %t.scaled_matmul_cuda_e4m3fn_f32_k1024.imported
 // RUN: mx-run %examples/stablehlo/scaled_matmul_cuda_e4m3fn_f32_k1024.mlir --inputs %examples/stablehlo/scaled_matmul_cuda_e4m3fn_f32_k1024.inputs.npz --quiet --print-values -p import-stablehlo,legalize-scaled-matmul > %t.scaled_matmul_cuda_e4m3fn_f32_k1024.legalized

@@ -20,6 +20,8 @@
 // RUN: mx-opt %t.scaled_matmul_cuda_e5m2_bf16.1.mlir | diff %t.scaled_matmul_cuda_e5m2_bf16.1.mlir -
 // RUN: mx-opt %examples/stablehlo/scaled_matmul_rocm_e4m3fn_f32.mlir -o %t.scaled_matmul_rocm_e4m3fn_f32.1.mlir
 // RUN: mx-opt %t.scaled_matmul_rocm_e4m3fn_f32.1.mlir | diff %t.scaled_matmul_rocm_e4m3fn_f32.1.mlir -
+// RUN: mx-opt %examples/stablehlo/scaled_matmul_rocm_e4m3fn_f32_k1024.mlir -o %t.scaled_matmul_rocm_e4m3fn_f32_k1024.1.mlir
+// RUN: mx-opt %t.scaled_matmul_rocm_e4m3fn_f32_k1024.1.mlir | diff %t.scaled_matmul_rocm_e4m3fn_f32_k1024.1.mlir -
 // RUN: mx-opt %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.mlir -o %t.scaled_matmul_rocm_e5m2_bf16.1.mlir
 // RUN: mx-opt %t.scaled_matmul_rocm_e5m2_bf16.1.mlir | diff %t.scaled_matmul_rocm_e5m2_bf16.1.mlir -
 // RUN: xdsl-opt %examples/stablehlo/scaled_matmul_cuda_e4m3fn_f32.mlir | diff %t.scaled_matmul_cuda_e4m3fn_f32.1.mlir -

@@ -274,6 +274,19 @@ def test_reduce_and_dot_general() -> None:
         np.array(0.5, np.float32),
     )
     assert float(total) == 1.5  # summed exactly, rounded once (not 0.5 from 2^30 + 1 in f32)
+    words = np.array([[0b1100, 0b1010], [0b0110, 0b0011]], np.uint32)
+    for body, init, expected in (
+        ("and", 0xFFFFFFFF, [0b1000, 0b0010]),
+        ("or", 0, [0b1110, 0b0111]),
+        ("xor", 0b10000, [0b10110, 0b10101]),
+    ):
+        bits = one(
+            "(%a: tensor<2x2xui32>, %i: tensor<ui32>) -> tensor<2xui32>",
+            f"  %r = stablehlo.reduce(%a init: %i) applies stablehlo.{body} across dimensions = [1] : (tensor<2x2xui32>, tensor<ui32>) -> tensor<2xui32>\n  func.return %r : tensor<2xui32>",
+            words,
+            np.array(init, np.uint32),
+        )
+        assert bits.tolist() == expected, body  # bitwise on integers, not logical
     a = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 10
     b = np.arange(40, dtype=np.float32).reshape(2, 4, 5) / 4
     d = one(

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from xdsl.passes import ModulePass
 
+from mxdsl import remarks
 from mxdsl.interpreters import make_interpreter
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
@@ -92,6 +93,34 @@ def test_rocm_composite_runs_its_decomposition() -> None:
     assert 'stablehlo.composite "xla.scaled_dot"' in text
     inputs = load_inputs(name, [FP8["e4m3fn"], FP8["e4m3fn"], e8m0, e8m0])
     np.testing.assert_array_equal(run_file(name, inputs), exact_block_dot(*inputs, batch=True))
+
+
+def test_composite_and_custom_call_for_k_above_128() -> None:
+    """JAX's two lowerings of one scaled_matmul with K = 1024 (same inputs): the cuda
+    custom call is the MX dot (PE passes of 512 K elements, each exact sum rounded to fp32
+    once), the rocm composite runs its decomposition, a bf16 dot_general (passes of 128).
+    Each equals its own exact numpy reference, the two differ in the last bits, and
+    import-stablehlo maps both onto the same MX dot, saying so for the composite in a
+    remark (docs/stablehlo.md, "The composite and the custom call")."""
+    e8m0 = ml_dtypes.float8_e8m0fnu
+    cuda, rocm = "scaled_matmul_cuda_e4m3fn_f32_k1024", "scaled_matmul_rocm_e4m3fn_f32_k1024"
+    inputs = load_inputs(cuda, [FP8["e4m3fn"], FP8["e4m3fn"], e8m0, e8m0])
+    same = load_inputs(rocm, [FP8["e4m3fn"], FP8["e4m3fn"], e8m0, e8m0])
+    for a, b in zip(inputs, same, strict=True):
+        assert a.tobytes() == b.tobytes()
+    per_512 = exact_block_dot(*inputs, batch=True, k_tile=512)
+    per_128 = exact_block_dot(*inputs, batch=True, k_tile=128)
+    differ = per_512 != per_128
+    assert 0 < differ.sum() < differ.size  # last-bit differences, in about half the outputs
+    assert np.abs(per_512 - per_128).max() <= 1e-5 * np.abs(per_512).max()
+    np.testing.assert_array_equal(run_file(cuda, inputs), per_512)
+    np.testing.assert_array_equal(run_file(rocm, inputs), per_128)
+    notes: list[str] = []
+    with remarks.capture(lambda op, severity, message: notes.append(message)):
+        imported = run_file(rocm, inputs, [ImportStableHloPass(), LegalizeScaledMatmulPass()])
+    np.testing.assert_array_equal(imported, per_512)
+    assert len(notes) == 1
+    assert "xla.scaled_dot composite (K = 1024)" in notes[0]
 
 
 @pytest.mark.parametrize(

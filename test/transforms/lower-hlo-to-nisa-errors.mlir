@@ -101,11 +101,11 @@ func.func @int_result(%a: tensor<4x32xbf16>, %b: tensor<32x8xbf16>) -> tensor<4x
 
 // -----
 
-func.func @convert(%a: tensor<4xf32>) -> tensor<4xi32> {
-  %y = hlo.convert %a : (tensor<4xf32>) -> tensor<4xi32>
-  func.return %y : tensor<4xi32>
+func.func @convert(%a: tensor<4xi32>) -> tensor<4xbf16> {
+  %y = hlo.convert %a : (tensor<4xi32>) -> tensor<4xbf16>
+  func.return %y : tensor<4xbf16>
 }
-// CHECK: lower-hlo-to-nisa-errors.mlir:105:3: error: 'hlo.convert' op lower-hlo-to-nisa: convert tensor<4xf32> -> tensor<4xi32>: only bf16 / f16 / f32 conversions are lowered (a DMA converts through f32, exact for these)
+// CHECK: lower-hlo-to-nisa-errors.mlir:105:3: error: 'hlo.convert' op lower-hlo-to-nisa: convert tensor<4xi32> -> tensor<4xbf16>: lowered where one DMA (through f32) gives convert's bits: from floats of at most 32 bits, i1 and integers of at most 16 bits to floats and integers, from 32-bit integers to f32 and integers (not to i1, not rounding twice)
 
 // -----
 
