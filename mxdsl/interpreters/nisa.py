@@ -47,7 +47,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.interpreter import (
     Interpreter,
-    InterpreterFunctions,
     PythonValues,
     ReturnedValues,
     impl,
@@ -68,6 +67,7 @@ from mxdsl.interpreters import (
     numpy_dtype,
     round_to,
 )
+from mxdsl.interpreters.index import IndexFunctions
 from mxdsl.numerics import elementary
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
@@ -458,7 +458,7 @@ def _reshape_view(op: Operation, source: np.ndarray, shape: tuple[int, ...]) -> 
 
 
 @register_impls
-class NisaFunctions(InterpreterFunctions):
+class NisaFunctions(IndexFunctions):
     """``@impl`` for every ``nisa`` op, and the ``memref`` ops as numpy views.
 
     Also ``scf.for`` and ``arith.addi`` / ``subi`` / ``muli`` with the upstream semantics,
