@@ -74,6 +74,7 @@ func.func @main() -> index {
 """
 ARITH_OPS = 9
 
+TILE = "memref<16x128xf32, strided<[128, 1], offset: ?>>"
 SUBVIEW = """
 func.func @main(%buf: memref<2048x128xf32>) -> index {
   %c0 = arith.constant 0 : index
@@ -85,7 +86,7 @@ func.func @main(%buf: memref<2048x128xf32>) -> index {
     %tile_index = arith.andi %i, %c127 : index
     %row = arith.muli %tile_index, %c16 : index
     %off = arith.addi %row, %acc : index
-    %tile = memref.subview %buf[%off, 0] [16, 128] [1, 1] : memref<2048x128xf32> to memref<16x128xf32, strided<[128, 1], offset: ?>>
+    %tile = memref.subview %buf[%off, 0] [16, 128] [1, 1] : memref<2048x128xf32> to TILE
     %next = arith.muli %i, %c0 : index
     scf.yield %next : index
   }
@@ -104,7 +105,8 @@ def parse(source: str, trips: int) -> ModuleOp:
     for name, factory in get_all_dialects().items():
         if name not in ctx.registered_dialect_names:
             ctx.register_dialect(name, factory)
-    return Parser(ctx, source.replace("TRIPS", str(trips))).parse_module()
+    text = source.replace("TRIPS", str(trips)).replace("TILE", TILE)
+    return Parser(ctx, text).parse_module()
 
 
 def xdsl_interpreter(module: ModuleOp) -> Interpreter:
@@ -147,7 +149,9 @@ def main() -> None:
         for _ in range(args.repeat):  # the interpreters take turns
             for name, interpreter in runs.items():
                 seconds, elapsed, results[name] = timed(
-                    lambda interpreter=interpreter: interpreter.call_op("main", inputs)
+                    lambda interpreter=interpreter, inputs=inputs: interpreter.call_op(
+                        "main", inputs
+                    )
                 )
                 cpu[name] = min(cpu[name], seconds)
                 wall[name] = min(wall[name], elapsed)
