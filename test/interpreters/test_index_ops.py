@@ -9,13 +9,13 @@ import itertools
 
 import pytest
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, Signedness
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters import register_implementations
 from xdsl.interpreters.builtin import scalar_attr
 
 from mxdsl.interpreters import OpInterpretationError, make_interpreter
-from mxdsl.interpreters.index import IndexFunctions
+from mxdsl.interpreters.index import IndexFunctions, _integer_attr, int_attr  # pyright: ignore[reportPrivateUsage]
 from mxdsl.interpreters.nisa import NisaFunctions
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.tools.mx_run import _context
@@ -99,3 +99,46 @@ def test_division_by_zero_is_an_error_at_the_op(name: str):
         make_interpreter(module).call_op(
             "main", (scalar_attr(7, kind, 64), scalar_attr(0, kind, 64))
         )
+
+
+@pytest.mark.parametrize(
+    "value_type",
+    [IndexType(), IntegerType(64), IntegerType(32), IntegerType(8), IntegerType(1)],
+    ids=str,
+)
+def test_int_attr_equals_scalar_attr(value_type):
+    """The attributes built without the verifier are the ones ``scalar_attr`` builds
+    (equal, same hash, same printed form) and pass the verifier, wrap-around included."""
+    for bitwidth in (32, 64):
+        for value in (
+            0,
+            1,
+            -1,
+            2,
+            127,
+            128,
+            255,
+            256,
+            -129,
+            2**31 - 1,
+            2**31,
+            -(2**31) - 1,
+            2**32 + 5,
+            2**63 - 1,
+            2**63,
+            -(2**63),
+            2**64 + 3,
+            -(2**70) + 11,
+        ):
+            mine = _integer_attr(value, value_type, bitwidth)
+            reference = scalar_attr(value, value_type, bitwidth)
+            assert mine == reference, (value, bitwidth)
+            assert hash(mine) == hash(reference)
+            assert str(mine) == str(reference)
+            mine.verify()
+            assert int_attr(value, value_type, bitwidth) == reference
+
+
+def test_other_signedness_goes_through_scalar_attr():
+    unsigned = IntegerType(8, Signedness.UNSIGNED)
+    assert int_attr(300, unsigned, 64) == scalar_attr(300, unsigned, 64)
