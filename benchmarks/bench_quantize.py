@@ -2,11 +2,17 @@
 
 Quantizes a 4096 x 8192 bfloat16 array to float8_e4m3fn x4 + E8M0 along the last axis
 (the HLO QuantizeMX layout, ``quantize_mx_packed``) and separately dequantizes the
-result (``dequantize_mx_packed``). Every figure is the best of ``--repeat`` runs in this
-one process, the copy, the quantize and the dequantize taking turns in every round (so
-all three see the same machine: on a shared machine the load drifts between rounds);
-the ratio is ``copy time / operation time`` with the copy of the bf16 input as the
-yardstick (the same array, so the ratio is bandwidth relative to copy).
+result (``dequantize_mx_packed``), on two inputs: standard normal data, and the same
+data with every row scaled by its own power of two ``2**k``, ``k`` uniform in
+[-100, 100] (rows of widely different magnitude: every block has its own E8M0 across
+most of the exponent range). Every figure is the best of ``--repeat`` runs in this one
+process, the copy, the quantize and the dequantize taking turns in every round (so all
+three see the same machine: on a shared machine the load drifts between rounds); the
+ratio is ``copy time / operation time`` with the copy of the bf16 input as the yardstick
+(the same array, so the ratio is bandwidth relative to copy). Each figure is given as
+the CPU time of this thread (``time.thread_time``: user + system, page faults included,
+but not the time other processes hold the CPU) and as wall time; on a loaded shared
+machine the CPU ratio is the one to read, on a quiet one the two agree.
 
     python benchmarks/bench_quantize.py [--rows 4096] [--cols 8192] [--repeat 9]
                                         [--chunk-elements N] [--check] [--reference]
@@ -40,21 +46,30 @@ FMT = MxFormat.E4M3FN
 BLOCK = (1, 32)
 
 
-def best_times(runs: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """Best wall time of each run over ``repeat`` rounds, the runs taking turns."""
-    best = dict.fromkeys(runs, float("inf"))
+Times = tuple[float, float]
+"""(CPU seconds of this thread, wall seconds)."""
+
+
+def best_times(runs: dict[str, Callable[[], object]], repeat: int) -> dict[str, Times]:
+    """Best CPU and best wall time of each run over ``repeat`` rounds, the runs taking
+    turns."""
+    cpu = dict.fromkeys(runs, float("inf"))
+    wall = dict.fromkeys(runs, float("inf"))
     for _ in range(repeat):
         for name, run in runs.items():
-            start = time.perf_counter()
+            start_cpu, start = time.thread_time(), time.perf_counter()
             run()
-            best[name] = min(best[name], time.perf_counter() - start)
-    return best
+            wall[name] = min(wall[name], time.perf_counter() - start)
+            cpu[name] = min(cpu[name], time.thread_time() - start_cpu)
+    return {name: (cpu[name], wall[name]) for name in runs}
 
 
-def report(name: str, seconds: float, input_bytes: int, copy_seconds: float) -> None:
+def report(name: str, times: Times, input_bytes: int, copy: Times) -> None:
+    (cpu, wall), (copy_cpu, copy_wall) = times, copy
     print(
-        f"{name:<22} {seconds * 1e3:8.2f} ms  {input_bytes / seconds / 1e9:6.2f} GB/s of input"
-        f"  ratio to copy {copy_seconds / seconds:5.3f}"
+        f"  {name:<32} CPU {cpu * 1e3:7.2f} ms ({input_bytes / cpu / 1e9:5.2f} GB/s of input)"
+        f" ratio to copy {copy_cpu / cpu:5.3f} | wall {wall * 1e3:7.2f} ms"
+        f" ratio {copy_wall / wall:5.3f}"
     )
 
 
@@ -72,9 +87,20 @@ def main() -> None:
         fast.CHUNK_ELEMENTS = args.chunk_elements
 
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((args.rows, args.cols), dtype=np.float32).astype(ml_dtypes.bfloat16)
-    data, scale = quantize_mx_packed(x, FMT)
+    normal = rng.standard_normal((args.rows, args.cols), dtype=np.float32)
+    row_scale = np.ldexp(np.float32(1), rng.integers(-100, 101, (args.rows, 1)))
+    inputs = {
+        "standard normal": normal.astype(ml_dtypes.bfloat16),
+        "rows scaled by 2**k, k in [-100, 100]": (normal * row_scale).astype(ml_dtypes.bfloat16),
+    }
+    for label, x in inputs.items():
+        print(f"input: {args.rows} x {args.cols} bfloat16 ({x.nbytes / 2**20:.0f} MiB), {label}")
+        measure(x, args)
 
+
+def measure(x: np.ndarray, args: argparse.Namespace) -> None:
+    """Time copy / quantize / dequantize of ``x`` and print them (and check on request)."""
+    data, scale = quantize_mx_packed(x, FMT)
     best = best_times(
         {
             "copy": lambda: np.copy(x),
@@ -83,35 +109,27 @@ def main() -> None:
         },
         args.repeat,
     )
-    copy_seconds, quantize_seconds = best["copy"], best["quantize"]
-    dequantize_seconds = best["dequantize"]
+    copy = best["copy"]
+    report("np.copy (bf16 input)", copy, x.nbytes, copy)
+    report(f"quantize_mx_packed ({FMT.spec_name})", best["quantize"], x.nbytes, copy)
+    report("dequantize_mx_packed", best["dequantize"], data.nbytes + scale.nbytes, copy)
 
-    mib = x.nbytes / 2**20
-    print(f"input: {args.rows} x {args.cols} bfloat16 ({mib:.0f} MiB), {FMT.spec_name}")
-    report("np.copy (bf16 input)", copy_seconds, x.nbytes, copy_seconds)
-    report("quantize_mx_packed", quantize_seconds, x.nbytes, copy_seconds)
-    report("dequantize_mx_packed", dequantize_seconds, data.nbytes + scale.nbytes, copy_seconds)
-
-    if args.reference or args.check:
-        start = time.perf_counter()
-        codes, ref_scale = quantize_mx_reference(x, FMT, BLOCK)
-        reference_seconds = time.perf_counter() - start
-        start = time.perf_counter()
-        ref_values = dequantize_mx_reference(unpack_fp8_x4(data), scale, FMT, BLOCK)
-        reference_dequantize_seconds = time.perf_counter() - start
-        report("reference quantize", reference_seconds, x.nbytes, copy_seconds)
-        report(
-            "reference dequantize",
-            reference_dequantize_seconds,
-            data.nbytes + scale.nbytes,
-            copy_seconds,
-        )
-        if args.check:
-            np.testing.assert_array_equal(pack_fp8_x4(codes), data)
-            np.testing.assert_array_equal(ref_scale, scale)
-            values = dequantize_mx_packed(data, scale, FMT)
-            np.testing.assert_array_equal(values.view(np.uint32), ref_values.view(np.uint32))
-            print("fast == reference, bit for bit")
+    if not (args.reference or args.check):
+        return
+    start = time.thread_time(), time.perf_counter()
+    codes, ref_scale = quantize_mx_reference(x, FMT, BLOCK)
+    reference = time.thread_time() - start[0], time.perf_counter() - start[1]
+    start = time.thread_time(), time.perf_counter()
+    ref_values = dequantize_mx_reference(unpack_fp8_x4(data), scale, FMT, BLOCK)
+    reference_dequantize = time.thread_time() - start[0], time.perf_counter() - start[1]
+    report("reference quantize", reference, x.nbytes, copy)
+    report("reference dequantize", reference_dequantize, data.nbytes + scale.nbytes, copy)
+    if args.check:
+        np.testing.assert_array_equal(pack_fp8_x4(codes), data)
+        np.testing.assert_array_equal(ref_scale, scale)
+        values = dequantize_mx_packed(data, scale, FMT)
+        np.testing.assert_array_equal(values.view(np.uint32), ref_values.view(np.uint32))
+        print("  fast == reference, bit for bit")
 
 
 if __name__ == "__main__":

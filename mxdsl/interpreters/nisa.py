@@ -47,7 +47,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.interpreter import (
     Interpreter,
-    InterpreterFunctions,
     PythonValues,
     ReturnedValues,
     impl,
@@ -68,6 +67,7 @@ from mxdsl.interpreters import (
     numpy_dtype,
     round_to,
 )
+from mxdsl.interpreters.index import IndexFunctions, int_attr
 from mxdsl.numerics import elementary
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
@@ -458,13 +458,14 @@ def _reshape_view(op: Operation, source: np.ndarray, shape: tuple[int, ...]) -> 
 
 
 @register_impls
-class NisaFunctions(InterpreterFunctions):
+class NisaFunctions(IndexFunctions):
     """``@impl`` for every ``nisa`` op, and the ``memref`` ops as numpy views.
 
-    Also ``scf.for`` and ``arith.addi`` / ``subi`` / ``muli`` with the upstream semantics,
-    but reusing the (immutable) ``IntegerAttr`` values of an index (:func:`_int_attr`):
+    Also ``scf.for`` (and, from :class:`IndexFunctions`, the scalar ``arith`` integer
+    ops) with the upstream semantics, but sharing the (immutable) ``IntegerAttr`` values
+    of an index and building new ones without re-verification (:func:`_int_attr`):
     building and verifying a fresh attribute per loop iteration and per address
-    computation was a large part of the interpreter's per-op cost."""
+    computation was most of the interpreter's per-op cost."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -517,20 +518,7 @@ class NisaFunctions(InterpreterFunctions):
             self._operands, self._passes = outer
         return loop_args
 
-    @impl(arith.AddiOp)
-    def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
-        value = args[0].value.data + args[1].value.data
-        return (_int_attr(value, op.result.type, interpreter.index_bitwidth),)
-
-    @impl(arith.SubiOp)
-    def run_subi(self, interpreter: Interpreter, op: arith.SubiOp, args: PythonValues):
-        value = args[0].value.data - args[1].value.data
-        return (_int_attr(value, op.result.type, interpreter.index_bitwidth),)
-
-    @impl(arith.MuliOp)
-    def run_muli(self, interpreter: Interpreter, op: arith.MuliOp, args: PythonValues):
-        value = args[0].value.data * args[1].value.data
-        return (_int_attr(value, op.result.type, interpreter.index_bitwidth),)
+    # arith.addi / subi / muli and the other scalar integer ops: IndexFunctions
 
     # ---------------------------------------------------------------- memref
 
@@ -1068,20 +1056,11 @@ def _run_loop_body(
 _VIEWS_MAX = 1 << 16
 """Subview indices kept per interpreter before the cache starts over."""
 
-_INT_ATTRS: dict[tuple[int, Attribute, int], Any] = {}
-_INT_ATTRS_MAX = 1 << 16
-
 
 def _int_attr(value: int, value_type: Attribute, bitwidth: Any) -> Any:
-    """``scalar_attr(value, value_type, bitwidth)`` (an index or integer), memoized:
-    IntegerAttr is immutable, so equal values can share one attribute."""
-    key = (value, value_type, bitwidth)
-    attr = _INT_ATTRS.get(key)
-    if attr is None:
-        if len(_INT_ATTRS) >= _INT_ATTRS_MAX:
-            _INT_ATTRS.clear()
-        attr = _INT_ATTRS[key] = scalar_attr(value, value_type, bitwidth)
-    return attr
+    """``scalar_attr(value, value_type, bitwidth)`` (an index or integer), memoized and
+    built without re-verification: :func:`mxdsl.interpreters.index.int_attr`."""
+    return int_attr(value, value_type, bitwidth)
 
 
 def _wrap_i32(value: int) -> int:
