@@ -47,6 +47,7 @@ from mxdsl.interpreters.nisa import (
     _ACTIVATIONS,  # pyright: ignore[reportPrivateUsage]
     _REDUCE,  # pyright: ignore[reportPrivateUsage]
     F32,
+    _as_f64,  # pyright: ignore[reportPrivateUsage]
     _compute_domain,  # pyright: ignore[reportPrivateUsage]
     _in_domain,  # pyright: ignore[reportPrivateUsage]
     _scalar_in_domain,  # pyright: ignore[reportPrivateUsage]
@@ -59,7 +60,7 @@ from mxdsl.interpreters.nisa import (
 )
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import mx_matmul_operand, pe_operand, pe_pass, pe_pass_into, psum_add
+from mxdsl.numerics.matmul import PeOperand, mx_matmul_operand, pe_operand, pe_pass_into
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -510,19 +511,31 @@ def mx_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> np.nda
     return mx_matmul_operand(containers, scale_rows, MX_FORMATS[dtype])
 
 
-def _matmul(dst: Region, stationary: np.ndarray, moving: np.ndarray, accumulate: bool) -> None:
-    """``dst (=|+=) stationary[K, M]^T @ moving[K, N]`` as one PE pass. An f32 PSUM dst
-    goes through :func:`pe_pass_into` (the nisa interpreter's path: the same bits as
-    :func:`pe_pass` plus an f32 add, skipping the work of all-zero columns); a bf16 dst
-    is widened, added to and rounded once."""
-    if dst.ap.dtype != Dtype.FLOAT32:
-        _write_matmul(dst, pe_pass(stationary.T, moving), accumulate)
-        return
+def _matmul(dst: Region, stationary: PeOperand, moving: PeOperand, accumulate: bool) -> None:
+    """``dst (=|+=) stationary[K, M]^T @ moving[K, N]`` as one PE pass
+    (:func:`pe_pass_into`: the same bits as :func:`pe_pass` plus an f32 add, skipping the
+    work of all-zero columns); a bf16 dst is widened, added to and rounded once (the
+    nisa interpreter's ``_matmul_into``)."""
     _check_bank(dst)
-    m, n = stationary.shape[1], moving.shape[1]
+    m, n = stationary.tile.shape[1], moving.tile.shape[1]
+    if dst.ap.dtype != Dtype.FLOAT32:
+        total = to_f32(dst.read()).copy() if accumulate else np.empty((m, n), dtype=F32)
+        pe_pass_into(total, stationary, moving, accumulate)
+        dst.write(round_to(total, numpy_dtype(dst.ap.dtype)))
+        return
     acc = dst.read().copy() if accumulate else np.empty((m, n), dtype=F32)
-    pe_pass_into(acc, pe_operand(stationary), pe_operand(moving), accumulate)
+    pe_pass_into(acc, stationary, moving, accumulate)
     dst.write(acc)
+
+
+def mx_pe_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> PeOperand:
+    """:func:`mx_operand` as a PE operand ``[4P, F]`` (float64 values): they are the
+    element format's codes times a power of two, so they carry its significand bits
+    (the certificate's precision, as the nisa interpreter's ``nc_matmul_mx``)."""
+    fmt = MX_FORMATS[dtype]
+    containers = data.astype(np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32)
+    values = mx_matmul_operand(containers, scale_rows, fmt, dtype=np.float64)
+    return pe_operand(values.T, precision=fmt.info.mantissa_bits + 1)
 
 
 def _check_bank(dst: Region) -> None:
@@ -535,18 +548,6 @@ def _check_bank(dst: Region) -> None:
                 f"dst touches bytes [{low}, {high}) of each psum partition with its run-time "
                 f"offset, crossing a {bank}-byte bank boundary",
             )
-
-
-def _write_matmul(dst: Region, product: np.ndarray, accumulate: bool) -> None:
-    """A pass into PSUM: written, or added in fp32 to the tile's value (``psum_add``:
-    docs/numerics.md, "PSUM"), rounded once to the tile's dtype."""
-    _check_bank(dst)
-    product = np.asarray(product, dtype=F32)
-    if accumulate:
-        total = to_f32(dst.read()).copy()
-        psum_add(total, product)
-        product = total
-    dst.write(round_to(product, numpy_dtype(dst.ap.dtype)))
 
 
 def _scalar(
@@ -716,7 +717,14 @@ class BirFunctions(InterpreterFunctions):
         stationary = _region(interpreter, op, "stationary", op.stationary, runtime=rt).read()
         moving = _region(interpreter, op, "moving", op.moving, runtime=rt).read()
         dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
-        _matmul(dst, to_f32(stationary), to_f32(moving), op.accumulate is not None)
+        # each operand widened to float64 exactly (as to_f32 then float64 would), its
+        # dtype kept for the certificate (nisa's nc_matmul does the same)
+        _matmul(
+            dst,
+            pe_operand(stationary, _as_f64),
+            pe_operand(moving, _as_f64),
+            op.accumulate is not None,
+        )
         return ()
 
     @impl(bir.MatmultMxOp)
@@ -729,13 +737,13 @@ class BirFunctions(InterpreterFunctions):
             scale = _region(interpreter, op, f"{role}_scale", scale_ap, runtime=rt).read_bytes(
                 selected=rows
             )
-            return mx_operand(data, data_ap.dtype, scale.reshape(len(rows), -1))
+            return mx_pe_operand(data, data_ap.dtype, scale.reshape(len(rows), -1))
 
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
         # [M, 4P] x [4P, N], k = 4p + q (the nisa interpreter's order), one PE pass.
         dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
-        _matmul(dst, lhs.T, rhs.T, op.accumulate is not None)
+        _matmul(dst, lhs, rhs, op.accumulate is not None)
         return ()
 
     @impl(bir.QuantizeMxOp)
