@@ -24,6 +24,7 @@ program lowered from nisa to bir computes the same bits. MX arithmetic is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -60,7 +61,14 @@ from mxdsl.interpreters.nisa import (
 )
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import PeOperand, mx_matmul_operand, pe_operand, pe_pass_into
+from mxdsl.numerics.matmul import (
+    PeOperand,
+    PePass,
+    mx_matmul_operand,
+    pe_operand,
+    pe_pass_into,
+    pe_passes_into,
+)
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -117,17 +125,69 @@ def numpy_dtype(dtype: Dtype) -> np.dtype[Any]:
 
 
 class Machine:
-    """One core's on-chip memory: SBUF and PSUM as ``[128, bytes per partition]``."""
+    """One core's on-chip memory: SBUF and PSUM as ``[128, bytes per partition]``.
+
+    Matmuls are deferred (:meth:`defer`): consecutive PE passes into f32 PSUM tiles that
+    share their moving operand run as one :func:`pe_passes_into` batch (one float64
+    matmul), as the nisa interpreter runs an iteration of a read-only loop; their SBUF
+    operands are analysed once (:meth:`operand`) until the next access to on-chip memory
+    by any other instruction. :meth:`memory` is that access: it runs the deferred passes
+    first and forgets the analysed operands, so every reader and writer of SBUF / PSUM
+    (``sbuf`` / ``psum`` included) sees the memory as if each pass had run at once."""
 
     def __init__(self) -> None:
         self._memories: dict[bir.Memory, np.ndarray] = {}
+        self._pending: list[PePass] = []
+        self._moving: PeOperand | None = None
+        self._operands: dict[tuple[Any, ...], tuple[tuple[Any, ...], PeOperand]] = {}
 
-    def memory(self, memory: bir.Memory) -> np.ndarray:
+    def array(self, memory: bir.Memory) -> np.ndarray:
+        """The memory's array as it is (deferred passes not run)."""
         if (array := self._memories.get(memory)) is None:
             shape = (bir.PARTITIONS, bir.CAPACITY[memory])
             array = np.full(shape, UNINITIALIZED_BYTE, dtype=np.uint8)
             self._memories[memory] = array
         return array
+
+    def memory(self, memory: bir.Memory) -> np.ndarray:
+        """The memory's array, for an instruction other than a matmul: the deferred passes
+        are run first, and the analysed operands forgotten (SBUF may change now)."""
+        self.flush()
+        if self._operands:
+            self._operands.clear()
+        return self.array(memory)
+
+    def operand(
+        self, key: tuple[Any, ...], sources: tuple[Any, ...], analyse: Callable[[], PeOperand]
+    ) -> PeOperand:
+        """``analyse()``, or the operand analysed for the same ``key`` (role, pattern
+        position) since the last on-chip access of another instruction; ``sources``: the
+        pattern attributes, compared by identity."""
+        known = self._operands.get(key)
+        if known is not None and all(a is b for a, b in zip(known[0], sources, strict=True)):
+            return known[1]
+        if len(self._operands) >= _OPERANDS_MAX:
+            self._operands.clear()
+        operand = analyse()
+        self._operands[key] = (sources, operand)
+        return operand
+
+    def defer(self, dst: np.ndarray, stationary: PeOperand, moving: PeOperand, acc: bool) -> None:
+        """Queue ``dst (=|+=) stationary^T @ moving``, ``dst`` an f32 view of PSUM; a pass
+        with another moving operand runs the queued ones first."""
+        if self._moving is not moving:
+            self.flush()
+            self._moving = moving
+        self._pending.append(PePass(dst, stationary, acc))
+
+    def flush(self) -> None:
+        """Run the deferred passes, in order, as one batch."""
+        if not self._pending:
+            return
+        moving, passes = self._moving, self._pending
+        self._moving, self._pending = None, []
+        assert moving is not None
+        pe_passes_into(moving, passes)
 
     @property
     def sbuf(self) -> np.ndarray:
@@ -136,6 +196,10 @@ class Machine:
     @property
     def psum(self) -> np.ndarray:
         return self.memory(bir.Memory.PSUM)
+
+
+_OPERANDS_MAX = 64
+"""Analysed matmul operands a core keeps at most (cleared when reached)."""
 
 
 def machine(interpreter: Interpreter) -> Machine:
@@ -312,11 +376,15 @@ def _region(
     tensor: Any = None,
     partition_offset: int = 0,
     runtime: Runtime | None = None,
+    matmul: bool = False,
 ) -> Region:
+    """``ap`` of ``op`` moved by its run-time keys. ``matmul``: for a matmul's own
+    patterns, which leave its deferred passes queued (:class:`Machine`)."""
     moved_bytes, partitions = runtime.get(role, (0, 0)) if runtime else (0, 0)
     if ap.memory == bir.Memory.HBM:
         return Region(op, role, ap, hbm_bytes(op, tensor), byte_offset=moved_bytes)
-    memory = machine(interpreter).memory(ap.memory)
+    core = machine(interpreter)
+    memory = core.array(ap.memory) if matmul else core.memory(ap.memory)
     return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes)
 
 
@@ -511,17 +579,36 @@ def mx_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> np.nda
     return mx_matmul_operand(containers, scale_rows, MX_FORMATS[dtype])
 
 
-def _matmul(dst: Region, stationary: PeOperand, moving: PeOperand, accumulate: bool) -> None:
+def _matmul(
+    core: Machine, dst: Region, stationary: PeOperand, moving: PeOperand, accumulate: bool
+) -> None:
     """``dst (=|+=) stationary[K, M]^T @ moving[K, N]`` as one PE pass
     (:func:`pe_pass_into`: the same bits as :func:`pe_pass` plus an f32 add, skipping the
-    work of all-zero columns); a bf16 dst is widened, added to and rounded once (the
-    nisa interpreter's ``_matmul_into``)."""
+    work of all-zero columns). Into a contiguous f32 PSUM pattern it is deferred
+    (:meth:`Machine.defer`: it may join a batch) and written through a view of PSUM; a
+    bf16 dst is widened, added to and rounded once (the nisa interpreter's
+    ``_matmul_into``)."""
     _check_bank(dst)
     m, n = stationary.tile.shape[1], moving.tile.shape[1]
-    if dst.ap.dtype != Dtype.FLOAT32:
+    ap = dst.ap
+    if (
+        ap.dtype == Dtype.FLOAT32
+        and ap.is_contiguous()
+        and (ap.np, ap.elements_per_partition)
+        == (
+            m,
+            n,
+        )
+    ):
+        low, high = dst.bounds(0)
+        view = dst.array[dst.rows(None), low:high].view(F32)
+        core.defer(view, stationary, moving, accumulate)
+        return
+    core.flush()
+    if ap.dtype != Dtype.FLOAT32:
         total = to_f32(dst.read()).copy() if accumulate else np.empty((m, n), dtype=F32)
         pe_pass_into(total, stationary, moving, accumulate)
-        dst.write(round_to(total, numpy_dtype(dst.ap.dtype)))
+        dst.write(round_to(total, numpy_dtype(ap.dtype)))
         return
     acc = dst.read().copy() if accumulate else np.empty((m, n), dtype=F32)
     pe_pass_into(acc, stationary, moving, accumulate)
@@ -714,36 +801,43 @@ class BirFunctions(InterpreterFunctions):
     @impl(bir.MatmultOp)
     def run_matmult(self, interpreter: Interpreter, op: bir.MatmultOp, args: PythonValues):
         rt = _runtime(op, args)
-        stationary = _region(interpreter, op, "stationary", op.stationary, runtime=rt).read()
-        moving = _region(interpreter, op, "moving", op.moving, runtime=rt).read()
-        dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
-        # each operand widened to float64 exactly (as to_f32 then float64 would), its
-        # dtype kept for the certificate (nisa's nc_matmul does the same)
-        _matmul(
-            dst,
-            pe_operand(stationary, _as_f64),
-            pe_operand(moving, _as_f64),
-            op.accumulate is not None,
-        )
+        core = machine(interpreter)
+
+        def operand(role: str, ap: AccessPatternAttr) -> PeOperand:
+            region = _region(interpreter, op, role, ap, runtime=rt, matmul=True)
+            key = ("pe", id(ap), region.p0, region.byte_offset)
+            # widened to float64 exactly (as to_f32 then float64 would), its dtype kept
+            # for the certificate (nisa's nc_matmul does the same)
+            return core.operand(key, (ap,), lambda: pe_operand(region.read(), _as_f64))
+
+        lhs = operand("stationary", op.stationary)
+        rhs = operand("moving", op.moving)
+        dst = _region(interpreter, op, "dst", op.dst, runtime=rt, matmul=True)
+        _matmul(core, dst, lhs, rhs, op.accumulate is not None)
         return ()
 
     @impl(bir.MatmultMxOp)
     def run_matmult_mx(self, interpreter: Interpreter, op: bir.MatmultMxOp, args: PythonValues):
         rt = _runtime(op, args)
+        core = machine(interpreter)
 
         def operand(role: str, data_ap: AccessPatternAttr, scale_ap: AccessPatternAttr):
-            data = _region(interpreter, op, role, data_ap, runtime=rt).read()
-            rows = scale_rows_of(data_ap.np)
-            scale = _region(interpreter, op, f"{role}_scale", scale_ap, runtime=rt).read_bytes(
-                selected=rows
-            )
-            return mx_pe_operand(data, data_ap.dtype, scale.reshape(len(rows), -1))
+            data = _region(interpreter, op, role, data_ap, runtime=rt, matmul=True)
+            scale = _region(interpreter, op, f"{role}_scale", scale_ap, runtime=rt, matmul=True)
+
+            def analyse() -> PeOperand:
+                rows = scale_rows_of(data_ap.np)
+                scale_rows = scale.read_bytes(selected=rows).reshape(len(rows), -1)
+                return mx_pe_operand(data.read(), data_ap.dtype, scale_rows)
+
+            key = ("mx", id(data_ap), data.p0, data.byte_offset, scale.p0, scale.byte_offset)
+            return core.operand(key, (data_ap, scale_ap), analyse)
 
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
         # [M, 4P] x [4P, N], k = 4p + q (the nisa interpreter's order), one PE pass.
-        dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
-        _matmul(dst, lhs, rhs, op.accumulate is not None)
+        dst = _region(interpreter, op, "dst", op.dst, runtime=rt, matmul=True)
+        _matmul(core, dst, lhs, rhs, op.accumulate is not None)
         return ()
 
     @impl(bir.QuantizeMxOp)
