@@ -394,6 +394,23 @@ class AccessPatternAttr(ParametrizedAttribute):
     def dtype(self) -> Dtype:
         return self._memo("dtype", lambda: Dtype(self.dtype_code.data))
 
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """The pattern as a tuple of plain values (equal for equal patterns; cheap to hash,
+        unlike the attribute): memory, p0, np, ps, pairs, off, dtype code."""
+        return self._memo(
+            "key",
+            lambda: (
+                self.space.data,
+                self.p0,
+                self.np,
+                self.ps,
+                self.get_pairs(),
+                self.off,
+                self.dtype_code.data,
+            ),
+        )
+
     def get_pairs(self) -> tuple[tuple[int, int], ...]:
         return self._memo(
             "pairs",
