@@ -24,6 +24,7 @@ program lowered from nisa to bir computes the same bits. MX arithmetic is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -424,6 +425,67 @@ def _indexed_columns(
     return first[:, None] + np.arange(size, dtype=np.int64), kept
 
 
+def _indirect_rows(
+    indexed: Region,
+    direct: Region,
+    typed_indexed: tuple[np.ndarray, int],
+    typed_direct: tuple[np.ndarray, int],
+    dim: int,
+    index: np.ndarray,
+    valid: np.ndarray,
+) -> bool:
+    """The common indirect DMA as whole rows (False when it is not that form): the
+    indices select the outermost pair of an hbm pattern with non-negative steps, and
+    index position i's elements are exactly partition i of a contiguous on-chip
+    pattern (``[[row, n], [1, F]]`` against ``np = n``, F per partition). The hbm
+    tensor is then a strided ``[rows, ...]`` view and a gather / scatter moves rows
+    (``np.take`` / row assignment), the same elements as the element path."""
+    ip, dp = indexed.ap, direct.ap
+    pairs = ip.get_pairs()
+    if (
+        dim != 0
+        or ip.memory != bir.Memory.HBM
+        or not dp.on_chip
+        or not dp.is_contiguous()
+        or len(index) != pairs[0][1]
+        or dp.np != len(index)
+        or any(step < 0 for step, _ in pairs)
+    ):
+        return False
+    rest = pairs[1:]
+    if dp.elements_per_partition != math.prod(num for _, num in rest):
+        return False
+    hbm, first = typed_indexed
+    kept = None if bool(valid.all()) else np.flatnonzero(valid)
+    chosen = index if kept is None else index[kept]
+    if chosen.size == 0:
+        return True
+    rows = int(chosen.max()) + 1
+    inner = sum(step * (num - 1) for step, num in rest)
+    if first < 0 or first + pairs[0][0] * (rows - 1) + inner >= hbm.shape[1]:
+        return False  # outside the tensor: the element path reports it
+    flat = hbm[0]
+    size = flat.itemsize
+    view = np.lib.stride_tricks.as_strided(
+        flat[first:],
+        shape=(rows, *(num for _, num in rest)),
+        strides=(pairs[0][0] * size, *(step * size for step, _ in rest)),
+        writeable=indexed.role == "dst",
+    )
+    direct.bounds(0)
+    memory, start = typed_direct
+    count = dp.elements_per_partition
+    columns = slice(start, start + count)
+    partitions = direct.rows(None) if kept is None else direct.p0 + kept * dp.ps
+    if indexed.role == "src":  # gather
+        moved = convert(np.take(view, chosen, axis=0), memory.dtype)
+        memory[partitions, columns] = moved.reshape(-1, count)
+    else:  # scatter, rows in order (a repeated index keeps the last)
+        moved = convert(memory[partitions, columns], flat.dtype)
+        view[chosen] = moved.reshape(len(chosen), *view.shape[1:])
+    return True
+
+
 def _indirect_elements(
     indexed: Region, direct: Region, dim: int, index: np.ndarray, valid: np.ndarray
 ) -> bool:
@@ -432,6 +494,8 @@ def _indirect_elements(
     typed_indexed, typed_direct = indexed.typed(), direct.typed()
     if typed_indexed is None or typed_direct is None:
         return False
+    if _indirect_rows(indexed, direct, typed_indexed, typed_direct, dim, index, valid):
+        return True
     hbm, first = typed_indexed
     pairs = indexed.ap.get_pairs()
     offsets = np.zeros((1,) * len(pairs), dtype=np.int64)

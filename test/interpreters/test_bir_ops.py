@@ -148,6 +148,30 @@ def test_dma_indirect_gather_and_scatter(skip: bool):
     np.testing.assert_array_equal(scattered, expected_scatter)
 
 
+def test_dma_indirect_rows_convert_dtype_with_strided_rows():
+    """Whole-row gathers and scatters (the MoE kernels' form) that also convert: bf16
+    rows of a column window (row step 16, 8 elements from column 4) to f32 partitions
+    2..6 and back, checked against numpy fancy indexing."""
+    table = RNG.standard_normal((10, 16)).astype(BF16)
+    idx = np.array([[7], [2], [9], [2], [0]], np.int32)
+    out = np.zeros((5, 8), np.float32)
+    back = np.zeros((10, 16), BF16)
+    tt, ti, to = mt("10x16", "bf16"), mt("5x1", "i32"), mt("5x8", "f32")
+    rows = hb("[[16, 5], [1, 8]]", BF, off=8)
+    body = (
+        load(sb(5, "[[1, 1]]", I32), hb("[[1, 5], [1, 1]]", I32), "idx", ti)
+        + f"  bir.dma_indirect {sb(5, '[[1, 8]]', F32, off=64, p0=2)}, {rows} of %table : {tt} index {sb(5, '[[1, 1]]', I32)} dim 0 bound 10\n"
+        + store(hb("[[8, 5], [1, 8]]", F32), "out", to, sb(5, "[[1, 8]]", F32, off=64, p0=2))
+        + f"  bir.dma_indirect {rows} of %back : {tt}, {sb(5, '[[1, 8]]', F32, off=64, p0=2)} index {sb(5, '[[1, 1]]', I32)} dim 0 bound 10 scatter\n"
+    )
+    run(body, f"%table: {tt}, %idx: {ti}, %out: {to}, %back: {tt}", table, idx, out, back)
+    picked = table[idx[:, 0], 4:12]
+    np.testing.assert_array_equal(out, picked.astype(np.float32))
+    expected = np.zeros((10, 16), BF16)
+    expected[idx[:, 0], 4:12] = picked  # index 2 twice: the same row, the last write kept
+    np.testing.assert_array_equal(back.view(np.uint16), expected.view(np.uint16))
+
+
 def test_dma_indirect_along_an_inner_pair():
     table = RNG.standard_normal((4, 16)).astype(np.float32)
     cols = np.array([15, 0, 3], np.int32)
