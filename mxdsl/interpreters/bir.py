@@ -138,28 +138,34 @@ class Machine:
 
     def __init__(self) -> None:
         self._memories: dict[bir.Memory, np.ndarray] = {}
-        self._filled: dict[bir.Memory, int] = {}  # bytes of every partition initialized
         self._pending: list[PePass] = []
         self._moving: PeOperand | None = None
         self._operands: dict[tuple[Any, ...], PeOperand] = {}
 
     def array(self, memory: bir.Memory, used: int | None = None) -> np.ndarray:
-        """The memory's array as it is (deferred passes not run), its bytes ``[0, used)``
-        of every partition initialized (all of them by default).
+        """The memory's array as it is (deferred passes not run), holding at least the
+        bytes ``[0, used)`` of every partition (all of them by default).
 
-        The array is allocated once, uninitialized, and filled with 0xFF a column range at
-        a time as instructions first reach it: a kernel using 35 KiB of the 256 KiB per
-        partition never touches (so never pays the page faults of) the rest."""
+        The array is only as wide as the instructions so far have reached, and grows
+        (doubling, up to the capacity; the new bytes are 0xFF) when one reaches further:
+        a kernel using 35 KiB of the 256 KiB per partition never pays for the rest (the
+        allocation and page faults of 34 MiB per core were a third of a MoE run).
+        :class:`Region` reads the array anew on every access, so a region made before a
+        growth writes to the grown array."""
         capacity = bir.CAPACITY[memory]
-        if (array := self._memories.get(memory)) is None:
-            array = self._memories[memory] = np.empty((bir.PARTITIONS, capacity), np.uint8)
-            self._filled[memory] = 0
-        filled = self._filled[memory]
-        if used is None or used > filled:
-            end = capacity if used is None else min(capacity, -(-used // _FILL) * _FILL)
-            array[:, filled:end] = UNINITIALIZED_BYTE
-            self._filled[memory] = end
-        return array
+        need = capacity if used is None else min(capacity, -(-max(used, 1) // _FILL) * _FILL)
+        array = self._memories.get(memory)
+        width = 0 if array is None else array.shape[1]
+        if need <= width:
+            assert array is not None
+            return array
+        self.flush()  # deferred passes write through views of the old PSUM
+        grown = np.empty((bir.PARTITIONS, min(capacity, max(need, 2 * width))), np.uint8)
+        if array is not None:
+            grown[:, :width] = array
+        grown[:, width:] = UNINITIALIZED_BYTE
+        self._memories[memory] = grown
+        return grown
 
     def memory(self, memory: bir.Memory, used: int | None = None) -> np.ndarray:
         """The memory's array, for an instruction other than a matmul: the deferred passes
@@ -208,7 +214,7 @@ class Machine:
 
 
 _FILL = 16384
-"""Bytes per partition initialized at a time (:meth:`Machine.array`)."""
+"""The width of an on-chip array is a multiple of this (:meth:`Machine.array`)."""
 
 _OPERANDS_MAX = 64
 """Analysed matmul operands a core keeps at most (cleared when reached)."""
@@ -259,8 +265,10 @@ class Region:
         array: np.ndarray,
         partition_offset: int = 0,
         byte_offset: int = 0,
+        core: Machine | None = None,
     ):
-        self.op, self.role, self.ap, self.array = op, role, ap, array
+        self.op, self.role, self.ap, self._array, self._core = op, role, ap, array, core
+        self.capacity = array.shape[1] if core is None else bir.CAPACITY[ap.memory]
         self.byte_offset = byte_offset  # run-time bytes added to ``off``
         self.p0 = ap.p0 + partition_offset
         last = self.p0 + (ap.np - 1) * ap.ps
@@ -271,9 +279,16 @@ class Region:
                 f"outside the {array.shape[0]} partitions of {ap.memory.value}",
             )
 
+    @property
+    def array(self) -> np.ndarray:
+        """The ``[partitions, bytes]`` array (on chip: the core's, as wide as it is now)."""
+        if self._core is None:
+            return self._array
+        return self._core._memories[self.ap.memory]  # pyright: ignore[reportPrivateUsage]
+
     def bounds(self, extra: int) -> tuple[int, int]:
         low, high = self.ap.byte_range(extra + self.byte_offset)
-        capacity = self.array.shape[1]
+        capacity = self.capacity
         if low < 0 or high > capacity:
             raise OpInterpretationError(
                 self.op,
@@ -327,7 +342,7 @@ class Region:
         verifier aligns ``off``, lowered run-time offsets keep it); else None."""
         size = self.ap.dtype.size
         start = self.ap.off + extra + self.byte_offset
-        if start % size or self.array.shape[1] % size:
+        if start % size or self.array.shape[1] % size or self.capacity % size:
             return None
         return self.array.view(numpy_dtype(self.ap.dtype)), start // size
 
@@ -389,16 +404,19 @@ def _region(
     partition_offset: int = 0,
     runtime: Runtime | None = None,
     matmul: bool = False,
+    byte_offset: int = 0,
 ) -> Region:
-    """``ap`` of ``op`` moved by its run-time keys. ``matmul``: for a matmul's own
-    patterns, which leave its deferred passes queued (:class:`Machine`)."""
+    """``ap`` of ``op`` moved by its run-time keys (and ``partition_offset`` /
+    ``byte_offset``). ``matmul``: for a matmul's own patterns, which leave its deferred
+    passes queued (:class:`Machine`)."""
     moved_bytes, partitions = runtime.get(role, (0, 0)) if runtime else (0, 0)
+    moved_bytes += byte_offset
     if ap.memory == bir.Memory.HBM:
         return Region(op, role, ap, hbm_bytes(op, tensor), byte_offset=moved_bytes)
     core = machine(interpreter)
     used = ap.byte_range(moved_bytes)[1]
     memory = core.array(ap.memory, used) if matmul else core.memory(ap.memory, used)
-    return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes)
+    return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes, core)
 
 
 def _indexed_columns(
@@ -747,10 +765,15 @@ class BirFunctions(InterpreterFunctions):
         src_extra = _index(values, op.src_offset)
         dst_partition = _index(values, op.dst_partition)
         src_partition = _index(values, op.src_partition)
-        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor), dst_partition)
-        src = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor), src_partition)
-        moved = convert(src.read(src_extra).reshape(-1), numpy_dtype(op.dst.dtype))
-        dst.write(moved, dst_extra)
+        dst_tensor, src_tensor = _tensor(values, op.dst_tensor), _tensor(values, op.src_tensor)
+        dst = _region(
+            interpreter, op, "dst", op.dst, dst_tensor, dst_partition, byte_offset=dst_extra
+        )
+        src = _region(
+            interpreter, op, "src", op.src, src_tensor, src_partition, byte_offset=src_extra
+        )
+        moved = convert(src.read().reshape(-1), numpy_dtype(op.dst.dtype))
+        dst.write(moved)
         return ()
 
     @impl(bir.DmaIndirectOp)
