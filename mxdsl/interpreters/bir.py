@@ -78,11 +78,14 @@ from mxdsl.numerics.packing import (
     unpack_fp4_x4,
     unpack_fp8_x4,
 )
+from mxdsl.numerics.quantize import quantize_mx
 from mxdsl.numerics.reference import (
     e8m0_from_max_exponent,
     exponent_bytes,
     prescale_multiplier,
 )
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 UNINITIALIZED_BYTE = 0xFF
 """What SBUF and PSUM hold before the first write."""
@@ -379,16 +382,60 @@ Runtime = dict[str, tuple[int, int]]
 """Run-time offsets of an instruction's patterns: role -> (bytes, partitions)."""
 
 
+class _OpPlan:
+    """What an instruction's run needs from its operation, worked out once: the
+    position in its operand list of each run-time key's value, and of named operands
+    (``dst_tensor``, ``src_offset``, ...; the xDSL accessors cost more than the work of
+    a small instruction)."""
+
+    __slots__ = ("op", "runtime", "slots")
+
+    def __init__(self, op: Operation) -> None:
+        self.op = op
+        self.slots: dict[str, int | None] = {}
+        keys = bir.runtime_keys(op)
+        values = bir.runtime_operands(op)
+        self.runtime = tuple(
+            (role, partition, self._position(value))
+            for (role, partition), value in zip(keys, values, strict=True)
+        )
+
+    def _position(self, value: SSAValue) -> int:
+        # the first use of the value: a value used twice has the same argument both times
+        return next(i for i, v in enumerate(self.op.operands) if v is value)
+
+    def arg(self, args: PythonValues, name: str) -> Any:
+        """The argument of the optional operand ``name`` (None when absent)."""
+        slot = self.slots.get(name, -1)
+        if slot == -1:
+            value = getattr(self.op, name)
+            slot = self.slots[name] = None if value is None else self._position(value)
+        return None if slot is None else args[slot]
+
+
+_PLANS: dict[int, _OpPlan] = {}
+_PLANS_MAX = 1 << 16
+
+
+def _plan(op: Operation) -> _OpPlan:
+    """The :class:`_OpPlan` of ``op`` (by identity; the plan holds the op)."""
+    plan = _PLANS.get(id(op))
+    if plan is None or plan.op is not op:
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        plan = _PLANS[id(op)] = _OpPlan(op)
+    return plan
+
+
 def _runtime(op: Operation, args: PythonValues) -> Runtime:
     """The values of ``op``'s ``runtime`` operands by role (``docs/bir.md``)."""
-    keys = bir.runtime_keys(op)
+    keys = _plan(op).runtime
     if not keys:
         return {}
-    values = _operand_values(op, args)
     out: Runtime = {}
-    for (role, partition), value in zip(keys, bir.runtime_operands(op), strict=True):
+    for role, partition, slot in keys:
         moved_bytes, partitions = out.get(role, (0, 0))
-        amount = as_int(values[value])
+        amount = as_int(args[slot])
         out[role] = (
             (moved_bytes, partitions + amount) if partition else (moved_bytes + amount, partitions)
         )
@@ -574,15 +621,18 @@ def _as_bytes(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.ascontiguousarray(values).view(np.uint8).reshape(shape)
 
 
-def _tensor(values: dict[SSAValue, Any], value: SSAValue | None) -> Any:
-    return values[value] if value is not None else None
+def _tensor(op: Operation, args: PythonValues, name: str) -> Any:
+    """The HBM tensor (or None) of ``op``'s optional operand ``name``."""
+    return _plan(op).arg(args, name)
 
 
-def _index(values: dict[SSAValue, Any], value: SSAValue | None) -> int:
-    return as_int(values[value]) if value is not None else 0
+def _index(op: Operation, args: PythonValues, name: str) -> int:
+    """The ``index`` value of ``op``'s optional operand ``name``, 0 when absent."""
+    value = _plan(op).arg(args, name)
+    return 0 if value is None else as_int(value)
 
 
-def _operand_values(op: Operation, args: PythonValues) -> dict[SSAValue, Any]:
+def _operand_values(op: Operation, args: PythonValues) -> dict[SSAValue | None, Any]:
     return dict(zip(op.operands, args, strict=True))
 
 
@@ -640,6 +690,13 @@ def quantize_mx_tile(
     for x4, ``[P, F]`` codes for 5 / 7), scale as E8M0 bytes ``[P/8, F/4]`` (scale row i
     goes to partition ``(i & 3) + 32 * (i >> 2)``, :func:`scale_row_slot`)."""
     fmt = MX_FORMATS[dtype]  # the EMAX table is keyed by the data dtype code
+    if src.dtype == _BF16 and fmt.is_fp8:
+        # bf16 to FP8: the numerics' vectorised kernel, bit-identical to
+        # quantize_mx_reference and so to the steps below (the nisa interpreter's path)
+        codes, scale = quantize_mx(
+            np.ascontiguousarray(src), fmt, PHYSICAL_BLOCK_SHAPE, alternative_emax=alternative_emax
+        )
+        return (pack_fp8_x4(codes) if dtype.is_x4 else codes.view(fmt.dtype)), scale
     in2d = src.astype(np.float32)  # cast_to(input -> Dtype 16 = fp32)
     # findMaxExponentPerInputBlock: (uint8)(fp32_bits >> 23), max over 8 x 4.
     max_exponent = block_max(exponent_bytes(in2d), PHYSICAL_BLOCK_SHAPE)
@@ -760,12 +817,11 @@ class BirFunctions(InterpreterFunctions):
 
     @impl(bir.DmaOp)
     def run_dma(self, interpreter: Interpreter, op: bir.DmaOp, args: PythonValues):
-        values = _operand_values(op, args)
-        dst_extra = _index(values, op.dst_offset)
-        src_extra = _index(values, op.src_offset)
-        dst_partition = _index(values, op.dst_partition)
-        src_partition = _index(values, op.src_partition)
-        dst_tensor, src_tensor = _tensor(values, op.dst_tensor), _tensor(values, op.src_tensor)
+        dst_extra = _index(op, args, "dst_offset")
+        src_extra = _index(op, args, "src_offset")
+        dst_partition = _index(op, args, "dst_partition")
+        src_partition = _index(op, args, "src_partition")
+        dst_tensor, src_tensor = _tensor(op, args, "dst_tensor"), _tensor(op, args, "src_tensor")
         dst = _region(
             interpreter, op, "dst", op.dst, dst_tensor, dst_partition, byte_offset=dst_extra
         )
@@ -778,10 +834,9 @@ class BirFunctions(InterpreterFunctions):
 
     @impl(bir.DmaIndirectOp)
     def run_dma_indirect(self, interpreter: Interpreter, op: bir.DmaIndirectOp, args: PythonValues):
-        values = _operand_values(op, args)
         rt = _runtime(op, args)
-        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor), runtime=rt)
-        src = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor), runtime=rt)
+        dst = _region(interpreter, op, "dst", op.dst, _tensor(op, args, "dst_tensor"), runtime=rt)
+        src = _region(interpreter, op, "src", op.src, _tensor(op, args, "src_tensor"), runtime=rt)
         index_region = _region(interpreter, op, "index", op.index, runtime=rt)
         index = index_region.read().reshape(-1).astype(np.int64)
         bound = op.bound.value.data
@@ -827,11 +882,11 @@ class BirFunctions(InterpreterFunctions):
         rt = _runtime(op, args)
         total: np.ndarray | None = None
         for i, (ap, tensor) in enumerate(zip(op.srcs.data, op.source_tensors(), strict=True)):
-            region = _region(interpreter, op, f"src{i}", ap, _tensor(values, tensor), runtime=rt)
+            region = _region(interpreter, op, f"src{i}", ap, values.get(tensor), runtime=rt)
             term = to_f32(region.read()).reshape(-1)
             total = term.copy() if total is None else total + term
         assert total is not None
-        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor), runtime=rt)
+        dst = _region(interpreter, op, "dst", op.dst, _tensor(op, args, "dst_tensor"), runtime=rt)
         dst.write(round_to(total, dst_np(op.dst)))
         return ()
 
@@ -1110,9 +1165,10 @@ class BirFunctions(InterpreterFunctions):
     def run_register_load(
         self, interpreter: Interpreter, op: bir.RegisterLoadOp, args: PythonValues
     ):
-        values = _operand_values(op, args)
         rt = _runtime(op, args)
-        region = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor), runtime=rt)
+        region = _region(
+            interpreter, op, "src", op.src, _tensor(op, args, "src_tensor"), runtime=rt
+        )
         value = int(region.read().reshape(-1)[0])
         result_type = op.result.type
         if isinstance(result_type, IndexType):
