@@ -258,7 +258,10 @@ def _byte_columns(pairs: tuple[tuple[int, int], ...], start: int, size: int) -> 
 
 class Region:
     """Where a pattern lives: the ``[partitions, bytes]`` array (HBM: ``[1, bytes]``) and
-    the first partition (``p0`` plus a run-time partition offset)."""
+    the first partition (``p0`` plus a run-time partition offset). ``f`` is the
+    pattern's :attr:`~mxdsl.dialects.bir.AccessPatternAttr.facts`."""
+
+    __slots__ = ("_array", "_core", "ap", "byte_offset", "capacity", "f", "op", "p0", "role")
 
     def __init__(
         self,
@@ -271,109 +274,120 @@ class Region:
         core: Machine | None = None,
     ):
         self.op, self.role, self.ap, self._array, self._core = op, role, ap, array, core
-        self.capacity = array.shape[1] if core is None else bir.CAPACITY[ap.memory]
+        f = self.f = ap.facts
+        self.capacity = array.shape[1] if core is None else bir.CAPACITY[f.memory]
         self.byte_offset = byte_offset  # run-time bytes added to ``off``
-        self.p0 = ap.p0 + partition_offset
-        last = self.p0 + (ap.np - 1) * ap.ps
-        if partition_offset and (self.p0 < 0 or last >= array.shape[0]):
-            raise OpInterpretationError(
-                op,
-                f"{role} partitions {self.p0} .. {last} (with its run-time partition) are "
-                f"outside the {array.shape[0]} partitions of {ap.memory.value}",
-            )
+        self.p0 = f.p0 + partition_offset
+        if partition_offset:
+            last = self.p0 + (f.np - 1) * f.ps
+            if self.p0 < 0 or last >= array.shape[0]:
+                raise OpInterpretationError(
+                    op,
+                    f"{role} partitions {self.p0} .. {last} (with its run-time partition) are "
+                    f"outside the {array.shape[0]} partitions of {f.memory.value}",
+                )
 
     @property
     def array(self) -> np.ndarray:
         """The ``[partitions, bytes]`` array (on chip: the core's, as wide as it is now)."""
         if self._core is None:
             return self._array
-        return self._core._memories[self.ap.memory]  # pyright: ignore[reportPrivateUsage]
+        return self._core._memories[self.f.memory]  # pyright: ignore[reportPrivateUsage]
 
     def bounds(self, extra: int) -> tuple[int, int]:
-        low, high = self.ap.byte_range(extra + self.byte_offset)
+        f = self.f
+        start = f.off + extra + self.byte_offset
+        low, high = start + f.low, start + f.high
         capacity = self.capacity
         if low < 0 or high > capacity:
             raise OpInterpretationError(
                 self.op,
                 f"{self.role} touches bytes [{low}, {high}) with its run-time offset, "
-                f"outside the {capacity} bytes of its {self.ap.memory.value} "
-                f"{'tensor' if self.ap.memory == bir.Memory.HBM else 'partition'}",
+                f"outside the {capacity} bytes of its {f.memory.value} "
+                f"{'tensor' if f.memory == bir.Memory.HBM else 'partition'}",
             )
         return low, high
 
     def rows(self, selected: np.ndarray | None) -> Any:
         """The partitions of the pattern (or of the ``selected`` relative ones)."""
-        ps = self.ap.ps
+        ps = self.f.ps
         if selected is None:
-            return slice(self.p0, self.p0 + (self.ap.np - 1) * ps + 1, ps)
+            return slice(self.p0, self.p0 + (self.f.np - 1) * ps + 1, ps)
         return self.p0 + selected * ps
 
     def row_index(self, selected: np.ndarray | None) -> np.ndarray:
-        relative = np.arange(self.ap.np) if selected is None else selected
-        return self.p0 + relative * self.ap.ps
+        relative = np.arange(self.f.np) if selected is None else selected
+        return self.p0 + relative * self.f.ps
 
     def read_bytes(self, extra: int = 0, selected: np.ndarray | None = None) -> np.ndarray:
         """``[rows, elements, size]`` uint8 (a copy)."""
-        ap = self.ap
+        f = self.f
         low, _ = self.bounds(extra)
         rows = self.rows(selected)
-        size, count = ap.dtype.size, ap.elements_per_partition
-        if ap.is_contiguous():
+        size, count = f.dtype.size, f.epp
+        if f.contiguous:
             block = self.array[rows, low : low + count * size]
             return np.ascontiguousarray(block).reshape(-1, count, size)
-        columns = _byte_columns(ap.get_pairs(), ap.off + extra + self.byte_offset, size)
+        columns = _byte_columns(f.pairs, f.off + extra + self.byte_offset, size)
         return np.ascontiguousarray(self.array[rows][:, columns])
 
     def write_bytes(
         self, raw: np.ndarray, extra: int = 0, selected: np.ndarray | None = None
     ) -> None:
-        ap = self.ap
+        f = self.f
         low, _ = self.bounds(extra)
         rows = self.rows(selected)
-        size, count = ap.dtype.size, ap.elements_per_partition
-        nrows = ap.np if selected is None else len(selected)
+        size, count = f.dtype.size, f.epp
+        nrows = f.np if selected is None else len(selected)
         raw = raw.reshape(nrows, count, size)
-        if ap.is_contiguous():
+        if f.contiguous:
             self.array[rows, low : low + count * size] = raw.reshape(nrows, count * size)
             return
-        columns = _byte_columns(ap.get_pairs(), ap.off + extra + self.byte_offset, size)
+        columns = _byte_columns(f.pairs, f.off + extra + self.byte_offset, size)
         self.array[self.row_index(selected)[:, None, None], columns[None]] = raw
 
     def typed(self, extra: int = 0) -> tuple[np.ndarray, int] | None:
         """The memory as elements of the pattern's dtype and the pattern's first element
         column, when its start is aligned to the element size (the common case: the
         verifier aligns ``off``, lowered run-time offsets keep it); else None."""
-        size = self.ap.dtype.size
-        start = self.ap.off + extra + self.byte_offset
-        if start % size or self.array.shape[1] % size or self.capacity % size:
+        f = self.f
+        size = f.dtype.size
+        start = f.off + extra + self.byte_offset
+        array = self.array
+        if start % size or array.shape[1] % size or self.capacity % size:
             return None
-        return self.array.view(numpy_dtype(self.ap.dtype)), start // size
+        return array.view(NUMPY_DTYPES[f.dtype]), start // size
 
     def read(self, extra: int = 0, selected: np.ndarray | None = None) -> np.ndarray:
-        """``[rows, elements per partition]`` in the dtype code's numpy type."""
-        ap = self.ap
-        typed = None if ap.is_contiguous() else self.typed(extra)
+        """``[rows, elements per partition]`` in the dtype code's numpy type (a copy)."""
+        f = self.f
+        typed = self.typed(extra)
         if typed is None:
             raw = self.read_bytes(extra, selected)
-            return raw.view(numpy_dtype(ap.dtype)).reshape(raw.shape[0], raw.shape[1])
+            return raw.view(NUMPY_DTYPES[f.dtype]).reshape(raw.shape[0], raw.shape[1])
         self.bounds(extra)
         elements, first = typed
-        columns = first + _element_offsets(ap.get_pairs())
-        return elements[self.rows(selected)][:, columns]
+        rows = self.rows(selected)
+        if f.contiguous:
+            return np.array(elements[rows, first : first + f.epp])
+        return elements[rows][:, first + _element_offsets(f.pairs)]
 
     def write(self, values: np.ndarray, extra: int = 0, selected: np.ndarray | None = None) -> None:
-        ap = self.ap
-        dtype = numpy_dtype(ap.dtype)
+        f = self.f
+        dtype = NUMPY_DTYPES[f.dtype]
         if values.dtype != dtype:
             raise AssertionError(f"writing {values.dtype} through a {dtype} pattern")
-        typed = None if ap.is_contiguous() else self.typed(extra)
+        typed = self.typed(extra)
         if typed is None:
             self.write_bytes(np.ascontiguousarray(values).view(np.uint8), extra, selected)
             return
         self.bounds(extra)
         elements, first = typed
-        columns = first + _element_offsets(ap.get_pairs())
-        nrows = ap.np if selected is None else len(selected)
+        nrows = f.np if selected is None else len(selected)
+        if f.contiguous:
+            elements[self.rows(selected), first : first + f.epp] = values.reshape(nrows, f.epp)
+            return
+        columns = first + _element_offsets(f.pairs)
         rows = self.row_index(selected)
         elements[rows[:, None], columns[None, :]] = values.reshape(nrows, -1)
 
@@ -458,11 +472,12 @@ def _region(
     passes queued (:class:`Machine`)."""
     moved_bytes, partitions = runtime.get(role, (0, 0)) if runtime else (0, 0)
     moved_bytes += byte_offset
-    if ap.memory == bir.Memory.HBM:
+    f = ap.facts
+    if f.memory == bir.Memory.HBM:
         return Region(op, role, ap, hbm_bytes(op, tensor), byte_offset=moved_bytes)
     core = machine(interpreter)
-    used = ap.byte_range(moved_bytes)[1]
-    memory = core.array(ap.memory, used) if matmul else core.memory(ap.memory, used)
+    used = f.off + moved_bytes + f.high
+    memory = core.array(f.memory, used) if matmul else core.memory(f.memory, used)
     return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes, core)
 
 
