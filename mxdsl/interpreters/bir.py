@@ -1,11 +1,11 @@
 """Interpreter functions for the ``bir`` dialect: the BIR simulator twin (``docs/bir.md``).
 
 **Memory is bytes.** Each interpreter (each SPMD core) owns an SBUF and a PSUM, numpy
-``uint8`` arrays of ``[128, 196608]`` and ``[128, 16384]``, created on first use and
-filled with ``0xFF`` (a read before a write is NaN in every float dtype, -1 / the
-maximum in the integer ones). HBM tensors are the kernel's ``memref`` values (numpy
-arrays, shared by all cores); an instruction sees one as its flat little-endian bytes,
-so a write lands in the caller's array.
+``uint8`` arrays of ``[128, bytes per partition]``, created on first use, as wide as the
+instructions have reached (up to the capacity) and filled with ``0xFF`` (a read before a
+write is NaN in every float dtype, -1 / the maximum in the integer ones). HBM tensors
+are the kernel's ``memref`` values (numpy arrays, shared by all cores); an instruction
+sees one as its flat little-endian bytes, so a write lands in the caller's array.
 
 **Access patterns.** Every instruction reads and writes through its ``#bir.ap``s: the
 pattern's byte addresses are built as index arrays (one strided slice per partition
@@ -14,6 +14,10 @@ when the pattern is contiguous) and the bytes are viewed as the dtype code's num
 lane 0 in the low byte, as the nisa interpreter holds them). Values come out as
 ``[np, elements per partition]`` (HBM: ``[1, elements]``), element order as in the
 dialect. No per-element Python loops.
+
+**Matmuls** into f32 PSUM are deferred and batched by moving operand, their SBUF
+operands analysed once while no other instruction touches on-chip memory
+(:class:`Machine`), as the nisa interpreter does inside read-only loops.
 
 **Arithmetic** is nisa's, call for call (:mod:`mxdsl.interpreters.nisa`: the ALU table,
 the f32 / exact-integer compute domain, the activation functions, ``round_to``), so a
