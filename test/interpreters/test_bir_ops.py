@@ -590,3 +590,39 @@ def test_dma_loop_with_partition_step_and_run_time_partition():
         match=r"dst partitions 8 \.\. 128 \(with its run-time partition\) are outside the 128 partitions of sbuf",
     ):
         run(bad, f"%x: {tx}", x)
+
+
+def test_deferred_matmuls_batch_see_sbuf_writes_and_flush_for_psum_readers():
+    """Matmuls are deferred and batched by moving operand (docs/bir.md, "The MoE-CTE
+    kernels at bir"); what any other reader sees must be as if each ran at once: two
+    passes sharing the moving tile accumulate into one dst; a DMA that rewrites the
+    moving tile between two matmuls is seen by the second; the last matmul's result is in
+    ``machine(...).psum`` after the run. Small integers, so numpy's products are exact."""
+    k, m, n = 16, 8, 4
+    a, b, c = (RNG.integers(-8, 8, (k, w)).astype(np.float32) for w in (m, m, n))
+    c2 = RNG.integers(-8, 8, (k, n)).astype(np.float32)
+    out = np.zeros((m, n), np.float32)
+    ta, tc, to = mt(f"{k}x{m}", "f32"), mt(f"{k}x{n}", "f32"), mt(f"{m}x{n}", "f32")
+    sa, sb_, sc = (
+        sb(k, f"[[1, {m}]]", F32),
+        sb(k, f"[[1, {m}]]", F32, off=64),
+        sb(k, f"[[1, {n}]]", F32, off=128),
+    )
+    dst, dst2 = ps(m, f"[[1, {n}]]", F32), ps(m, f"[[1, {n}]]", F32, off=2048)
+    res = sb(m, f"[[1, {n}]]", F32, off=256)
+    body = (
+        load(sa, hb(f"[[{m}, {k}], [1, {m}]]", F32), "a", ta)
+        + load(sb_, hb(f"[[{m}, {k}], [1, {m}]]", F32), "b", ta)
+        + load(sc, hb(f"[[{n}, {k}], [1, {n}]]", F32), "c", tc)
+        + f"  bir.matmult {dst}, {sa}, {sc}\n"  # one batch: the same moving tile
+        + f"  bir.matmult {dst}, {sb_}, {sc} accumulate\n"
+        + load(sc, hb(f"[[{n}, {k}], [1, {n}]]", F32), "c2", tc)  # rewrites the moving tile
+        + f"  bir.tensor_copy {res}, {dst}\n"
+        + store(hb(f"[[{n}, {m}], [1, {n}]]", F32), "out", to, res)
+        + f"  bir.matmult {dst2}, {sa}, {sc}\n"  # the last instruction
+    )
+    interp = run(body, f"%a: {ta}, %b: {ta}, %c: {tc}, %c2: {tc}, %out: {to}", a, b, c, c2, out)
+    np.testing.assert_array_equal(out, a.T @ c + b.T @ c)
+    psum = machine(interp).psum
+    second = psum[:m, 2048 : 2048 + 4 * n].copy().view(np.float32)
+    np.testing.assert_array_equal(second, a.T @ c2)
