@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import (
@@ -298,6 +298,38 @@ CAPACITY = {Memory.SBUF: SBUF_PARTITION_BYTES, Memory.PSUM: PSUM_PARTITION_BYTES
 """Bytes per partition of the on-chip memories."""
 
 
+class _PatternFacts:
+    """An access pattern's parameters as plain Python values, and what follows from them
+    (:attr:`AccessPatternAttr.facts`)."""
+
+    __slots__ = (
+        "contiguous", "dtype", "epp", "high", "key", "low", "memory", "np", "off", "p0",
+        "pairs", "ps",
+    )  # fmt: skip
+
+    def __init__(self, ap: AccessPatternAttr) -> None:
+        self.memory = Memory(ap.space.data)
+        self.p0 = ap.start_partition.data
+        self.np = ap.num_partitions.data
+        self.ps = ap.partition_step.data
+        self.off = ap.offset.data
+        self.dtype = Dtype(ap.dtype_code.data)
+        pairs = tuple((pair.data[0].data, pair.data[1].data) for pair in ap.pattern.data)
+        self.pairs = pairs
+        self.epp = math.prod(num for _, num in pairs)
+        size = self.dtype.size
+        self.low = sum(min(0, step * (num - 1)) for step, num in pairs) * size
+        self.high = (sum(max(0, step * (num - 1)) for step, num in pairs) + 1) * size
+        expected, contiguous = 1, True
+        for step, num in reversed(pairs):
+            if num != 1 and step != expected:
+                contiguous = False
+                break
+            expected *= num
+        self.contiguous = contiguous
+        self.key = (self.memory.value, self.p0, self.np, self.ps, pairs, self.off, int(self.dtype))
+
+
 @irdl_attr_definition
 class AccessPatternAttr(ParametrizedAttribute):
     """A physical access pattern: memory, partitions ``[p0, p0 + np)`` (on chip), the
@@ -345,25 +377,35 @@ class AccessPatternAttr(ParametrizedAttribute):
     # ----------------------------------------------------------------- accessors
 
     @property
+    def facts(self) -> _PatternFacts:
+        """Everything derived from the parameters, computed once per attribute
+        (attributes are immutable; the simulator asks for these on every instruction)."""
+        facts = self.__dict__.get("_facts")
+        if facts is None:
+            facts = _PatternFacts(self)
+            object.__setattr__(self, "_facts", facts)
+        return facts
+
+    @property
     def memory(self) -> Memory:
-        return self._memo("memory", lambda: Memory(self.space.data))
+        return self.facts.memory
 
     @property
     def on_chip(self) -> bool:
-        return self.memory != Memory.HBM
+        return self.facts.memory != Memory.HBM
 
     @property
     def p0(self) -> int:
-        return self.start_partition.data
+        return self.facts.p0
 
     @property
     def np(self) -> int:
-        return self.num_partitions.data
+        return self.facts.np
 
     @property
     def ps(self) -> int:
         """The partition step: the pattern's partitions are ``p0 + i * ps``, ``i < np``."""
-        return self.partition_step.data
+        return self.facts.ps
 
     @property
     def last_partition(self) -> int:
@@ -377,33 +419,25 @@ class AccessPatternAttr(ParametrizedAttribute):
 
     @property
     def off(self) -> int:
-        return self.offset.data
-
-    def _memo(self, key: str, compute: Callable[[], Any]) -> Any:
-        """A derived fact, computed once per attribute (attributes are immutable; the
-        simulator asks for these on every instruction it runs)."""
-        memo: dict[str, Any] | None = self.__dict__.get("_facts")
-        if memo is None:
-            memo = {}
-            object.__setattr__(self, "_facts", memo)
-        if key not in memo:
-            memo[key] = compute()
-        return memo[key]
+        return self.facts.off
 
     @property
     def dtype(self) -> Dtype:
-        return self._memo("dtype", lambda: Dtype(self.dtype_code.data))
+        return self.facts.dtype
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """The pattern as a tuple of plain values (equal for equal patterns; cheap to hash,
+        unlike the attribute): memory, p0, np, ps, pairs, off, dtype code."""
+        return self.facts.key
 
     def get_pairs(self) -> tuple[tuple[int, int], ...]:
-        return self._memo(
-            "pairs",
-            lambda: tuple((pair.data[0].data, pair.data[1].data) for pair in self.pattern.data),
-        )
+        return self.facts.pairs
 
     @property
     def elements_per_partition(self) -> int:
         """Pattern elements per partition (``getNumElementsPerPartition``; x4: containers)."""
-        return self._memo("epp", lambda: math.prod(num for _, num in self.get_pairs()))
+        return self.facts.epp
 
     @property
     def num_elements(self) -> int:
@@ -416,27 +450,13 @@ class AccessPatternAttr(ParametrizedAttribute):
 
     def byte_range(self, extra_offset: int = 0) -> tuple[int, int]:
         """``[lo, hi)``: the bytes this pattern touches in each partition (or tensor)."""
-        low, high = self._memo("extent", self._extent)
-        start = self.off + extra_offset
-        return start + low, start + high
-
-    def _extent(self) -> tuple[int, int]:
-        low = sum(min(0, step * (num - 1)) for step, num in self.get_pairs())
-        high = sum(max(0, step * (num - 1)) for step, num in self.get_pairs())
-        size = self.dtype.size
-        return low * size, (high + 1) * size
+        facts = self.facts
+        start = facts.off + extra_offset
+        return start + facts.low, start + facts.high
 
     def is_contiguous(self) -> bool:
         """The pairs walk consecutive elements in order (one strided slice per partition)."""
-        return self._memo("contiguous", self._contiguous)
-
-    def _contiguous(self) -> bool:
-        expected = 1
-        for step, num in reversed(self.get_pairs()):
-            if num != 1 and step != expected:
-                return False
-            expected *= num
-        return True
+        return self.facts.contiguous
 
     def with_pairs(self, pairs: Sequence[tuple[int, int]]) -> AccessPatternAttr:
         return AccessPatternAttr(

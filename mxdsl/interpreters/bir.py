@@ -1,11 +1,11 @@
 """Interpreter functions for the ``bir`` dialect: the BIR simulator twin (``docs/bir.md``).
 
 **Memory is bytes.** Each interpreter (each SPMD core) owns an SBUF and a PSUM, numpy
-``uint8`` arrays of ``[128, 196608]`` and ``[128, 16384]``, created on first use and
-filled with ``0xFF`` (a read before a write is NaN in every float dtype, -1 / the
-maximum in the integer ones). HBM tensors are the kernel's ``memref`` values (numpy
-arrays, shared by all cores); an instruction sees one as its flat little-endian bytes,
-so a write lands in the caller's array.
+``uint8`` arrays of ``[128, bytes per partition]``, created on first use, as wide as the
+instructions have reached (up to the capacity) and filled with ``0xFF`` (a read before a
+write is NaN in every float dtype, -1 / the maximum in the integer ones). HBM tensors
+are the kernel's ``memref`` values (numpy arrays, shared by all cores); an instruction
+sees one as its flat little-endian bytes, so a write lands in the caller's array.
 
 **Access patterns.** Every instruction reads and writes through its ``#bir.ap``s: the
 pattern's byte addresses are built as index arrays (one strided slice per partition
@@ -14,6 +14,10 @@ when the pattern is contiguous) and the bytes are viewed as the dtype code's num
 lane 0 in the low byte, as the nisa interpreter holds them). Values come out as
 ``[np, elements per partition]`` (HBM: ``[1, elements]``), element order as in the
 dialect. No per-element Python loops.
+
+**Matmuls** into f32 PSUM are deferred and batched by moving operand, their SBUF
+operands analysed once while no other instruction touches on-chip memory
+(:class:`Machine`), as the nisa interpreter does inside read-only loops.
 
 **Arithmetic** is nisa's, call for call (:mod:`mxdsl.interpreters.nisa`: the ALU table,
 the f32 / exact-integer compute domain, the activation functions, ``round_to``), so a
@@ -24,6 +28,8 @@ program lowered from nisa to bir computes the same bits. MX arithmetic is
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -47,6 +53,7 @@ from mxdsl.interpreters.nisa import (
     _ACTIVATIONS,  # pyright: ignore[reportPrivateUsage]
     _REDUCE,  # pyright: ignore[reportPrivateUsage]
     F32,
+    _as_f64,  # pyright: ignore[reportPrivateUsage]
     _compute_domain,  # pyright: ignore[reportPrivateUsage]
     _in_domain,  # pyright: ignore[reportPrivateUsage]
     _scalar_in_domain,  # pyright: ignore[reportPrivateUsage]
@@ -59,7 +66,14 @@ from mxdsl.interpreters.nisa import (
 )
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
-from mxdsl.numerics.matmul import mx_matmul_operand, pe_operand, pe_pass, pe_pass_into, psum_add
+from mxdsl.numerics.matmul import (
+    PeOperand,
+    PePass,
+    mx_matmul_operand,
+    pe_operand,
+    pe_pass_into,
+    pe_passes_into,
+)
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -68,11 +82,14 @@ from mxdsl.numerics.packing import (
     unpack_fp4_x4,
     unpack_fp8_x4,
 )
+from mxdsl.numerics.quantize import quantize_mx
 from mxdsl.numerics.reference import (
     e8m0_from_max_exponent,
     exponent_bytes,
     prescale_multiplier,
 )
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 UNINITIALIZED_BYTE = 0xFF
 """What SBUF and PSUM hold before the first write."""
@@ -116,17 +133,83 @@ def numpy_dtype(dtype: Dtype) -> np.dtype[Any]:
 
 
 class Machine:
-    """One core's on-chip memory: SBUF and PSUM as ``[128, bytes per partition]``."""
+    """One core's on-chip memory: SBUF and PSUM as ``[128, bytes per partition]``.
+
+    Matmuls are deferred (:meth:`defer`): consecutive PE passes into f32 PSUM tiles that
+    share their moving operand run as one :func:`pe_passes_into` batch (one float64
+    matmul), as the nisa interpreter runs an iteration of a read-only loop; their SBUF
+    operands are analysed once (:meth:`operand`) until the next access to on-chip memory
+    by any other instruction. :meth:`memory` is that access: it runs the deferred passes
+    first and forgets the analysed operands, so every reader and writer of SBUF / PSUM
+    (``sbuf`` / ``psum`` included) sees the memory as if each pass had run at once."""
 
     def __init__(self) -> None:
         self._memories: dict[bir.Memory, np.ndarray] = {}
+        self._pending: list[PePass] = []
+        self._moving: PeOperand | None = None
+        self._operands: dict[tuple[Any, ...], PeOperand] = {}
 
-    def memory(self, memory: bir.Memory) -> np.ndarray:
-        if (array := self._memories.get(memory)) is None:
-            shape = (bir.PARTITIONS, bir.CAPACITY[memory])
-            array = np.full(shape, UNINITIALIZED_BYTE, dtype=np.uint8)
-            self._memories[memory] = array
-        return array
+    def array(self, memory: bir.Memory, used: int | None = None) -> np.ndarray:
+        """The memory's array as it is (deferred passes not run), holding at least the
+        bytes ``[0, used)`` of every partition (all of them by default).
+
+        The array is only as wide as the instructions so far have reached, and grows
+        (doubling, up to the capacity; the new bytes are 0xFF) when one reaches further:
+        a kernel using 35 KiB of the 256 KiB per partition never pays for the rest (the
+        allocation and page faults of 34 MiB per core were a third of a MoE run).
+        :class:`Region` reads the array anew on every access, so a region made before a
+        growth writes to the grown array."""
+        capacity = bir.CAPACITY[memory]
+        need = capacity if used is None else min(capacity, -(-max(used, 1) // _FILL) * _FILL)
+        array = self._memories.get(memory)
+        width = 0 if array is None else array.shape[1]
+        if need <= width:
+            assert array is not None
+            return array
+        self.flush()  # deferred passes write through views of the old PSUM
+        grown = np.empty((bir.PARTITIONS, min(capacity, max(need, 2 * width))), np.uint8)
+        if array is not None:
+            grown[:, :width] = array
+        grown[:, width:] = UNINITIALIZED_BYTE
+        self._memories[memory] = grown
+        return grown
+
+    def memory(self, memory: bir.Memory, used: int | None = None) -> np.ndarray:
+        """The memory's array, for an instruction other than a matmul: the deferred passes
+        are run first, and the analysed operands forgotten (SBUF may change now)."""
+        self.flush()
+        if self._operands:
+            self._operands.clear()
+        return self.array(memory, used)
+
+    def operand(self, key: tuple[Any, ...], analyse: Callable[[], PeOperand]) -> PeOperand:
+        """``analyse()``, or the operand analysed for the same ``key`` (the patterns read,
+        by value, and their run-time positions) since the last on-chip access of another
+        instruction: one object, so passes that share it can share a batch."""
+        known = self._operands.get(key)
+        if known is not None:
+            return known
+        if len(self._operands) >= _OPERANDS_MAX:
+            self._operands.clear()
+        operand = self._operands[key] = analyse()
+        return operand
+
+    def defer(self, dst: np.ndarray, stationary: PeOperand, moving: PeOperand, acc: bool) -> None:
+        """Queue ``dst (=|+=) stationary^T @ moving``, ``dst`` an f32 view of PSUM; a pass
+        with another moving operand runs the queued ones first."""
+        if self._moving is not moving:
+            self.flush()
+            self._moving = moving
+        self._pending.append(PePass(dst, stationary, acc))
+
+    def flush(self) -> None:
+        """Run the deferred passes, in order, as one batch."""
+        if not self._pending:
+            return
+        moving, passes = self._moving, self._pending
+        self._moving, self._pending = None, []
+        assert moving is not None
+        pe_passes_into(moving, passes)
 
     @property
     def sbuf(self) -> np.ndarray:
@@ -135,6 +218,13 @@ class Machine:
     @property
     def psum(self) -> np.ndarray:
         return self.memory(bir.Memory.PSUM)
+
+
+_FILL = 16384
+"""The width of an on-chip array is a multiple of this (:meth:`Machine.array`)."""
+
+_OPERANDS_MAX = 64
+"""Analysed matmul operands a core keeps at most (cleared when reached)."""
 
 
 def machine(interpreter: Interpreter) -> Machine:
@@ -172,7 +262,10 @@ def _byte_columns(pairs: tuple[tuple[int, int], ...], start: int, size: int) -> 
 
 class Region:
     """Where a pattern lives: the ``[partitions, bytes]`` array (HBM: ``[1, bytes]``) and
-    the first partition (``p0`` plus a run-time partition offset)."""
+    the first partition (``p0`` plus a run-time partition offset). ``f`` is the
+    pattern's :attr:`~mxdsl.dialects.bir.AccessPatternAttr.facts`."""
+
+    __slots__ = ("_array", "_core", "ap", "byte_offset", "capacity", "f", "op", "p0", "role")
 
     def __init__(
         self,
@@ -182,103 +275,123 @@ class Region:
         array: np.ndarray,
         partition_offset: int = 0,
         byte_offset: int = 0,
+        core: Machine | None = None,
     ):
-        self.op, self.role, self.ap, self.array = op, role, ap, array
+        self.op, self.role, self.ap, self._array, self._core = op, role, ap, array, core
+        f = self.f = ap.facts
+        self.capacity = array.shape[1] if core is None else bir.CAPACITY[f.memory]
         self.byte_offset = byte_offset  # run-time bytes added to ``off``
-        self.p0 = ap.p0 + partition_offset
-        last = self.p0 + (ap.np - 1) * ap.ps
-        if partition_offset and (self.p0 < 0 or last >= array.shape[0]):
-            raise OpInterpretationError(
-                op,
-                f"{role} partitions {self.p0} .. {last} (with its run-time partition) are "
-                f"outside the {array.shape[0]} partitions of {ap.memory.value}",
-            )
+        self.p0 = f.p0 + partition_offset
+        if partition_offset:
+            last = self.p0 + (f.np - 1) * f.ps
+            if self.p0 < 0 or last >= array.shape[0]:
+                raise OpInterpretationError(
+                    op,
+                    f"{role} partitions {self.p0} .. {last} (with its run-time partition) are "
+                    f"outside the {array.shape[0]} partitions of {f.memory.value}",
+                )
+
+    @property
+    def array(self) -> np.ndarray:
+        """The ``[partitions, bytes]`` array (on chip: the core's, as wide as it is now)."""
+        if self._core is None:
+            return self._array
+        return self._core._memories[self.f.memory]  # pyright: ignore[reportPrivateUsage]
 
     def bounds(self, extra: int) -> tuple[int, int]:
-        low, high = self.ap.byte_range(extra + self.byte_offset)
-        capacity = self.array.shape[1]
+        f = self.f
+        start = f.off + extra + self.byte_offset
+        low, high = start + f.low, start + f.high
+        capacity = self.capacity
         if low < 0 or high > capacity:
             raise OpInterpretationError(
                 self.op,
                 f"{self.role} touches bytes [{low}, {high}) with its run-time offset, "
-                f"outside the {capacity} bytes of its {self.ap.memory.value} "
-                f"{'tensor' if self.ap.memory == bir.Memory.HBM else 'partition'}",
+                f"outside the {capacity} bytes of its {f.memory.value} "
+                f"{'tensor' if f.memory == bir.Memory.HBM else 'partition'}",
             )
         return low, high
 
     def rows(self, selected: np.ndarray | None) -> Any:
         """The partitions of the pattern (or of the ``selected`` relative ones)."""
-        ps = self.ap.ps
+        ps = self.f.ps
         if selected is None:
-            return slice(self.p0, self.p0 + (self.ap.np - 1) * ps + 1, ps)
+            return slice(self.p0, self.p0 + (self.f.np - 1) * ps + 1, ps)
         return self.p0 + selected * ps
 
     def row_index(self, selected: np.ndarray | None) -> np.ndarray:
-        relative = np.arange(self.ap.np) if selected is None else selected
-        return self.p0 + relative * self.ap.ps
+        relative = np.arange(self.f.np) if selected is None else selected
+        return self.p0 + relative * self.f.ps
 
     def read_bytes(self, extra: int = 0, selected: np.ndarray | None = None) -> np.ndarray:
         """``[rows, elements, size]`` uint8 (a copy)."""
-        ap = self.ap
+        f = self.f
         low, _ = self.bounds(extra)
         rows = self.rows(selected)
-        size, count = ap.dtype.size, ap.elements_per_partition
-        if ap.is_contiguous():
+        size, count = f.dtype.size, f.epp
+        if f.contiguous:
             block = self.array[rows, low : low + count * size]
             return np.ascontiguousarray(block).reshape(-1, count, size)
-        columns = _byte_columns(ap.get_pairs(), ap.off + extra + self.byte_offset, size)
+        columns = _byte_columns(f.pairs, f.off + extra + self.byte_offset, size)
         return np.ascontiguousarray(self.array[rows][:, columns])
 
     def write_bytes(
         self, raw: np.ndarray, extra: int = 0, selected: np.ndarray | None = None
     ) -> None:
-        ap = self.ap
+        f = self.f
         low, _ = self.bounds(extra)
         rows = self.rows(selected)
-        size, count = ap.dtype.size, ap.elements_per_partition
-        nrows = ap.np if selected is None else len(selected)
+        size, count = f.dtype.size, f.epp
+        nrows = f.np if selected is None else len(selected)
         raw = raw.reshape(nrows, count, size)
-        if ap.is_contiguous():
+        if f.contiguous:
             self.array[rows, low : low + count * size] = raw.reshape(nrows, count * size)
             return
-        columns = _byte_columns(ap.get_pairs(), ap.off + extra + self.byte_offset, size)
+        columns = _byte_columns(f.pairs, f.off + extra + self.byte_offset, size)
         self.array[self.row_index(selected)[:, None, None], columns[None]] = raw
 
     def typed(self, extra: int = 0) -> tuple[np.ndarray, int] | None:
         """The memory as elements of the pattern's dtype and the pattern's first element
         column, when its start is aligned to the element size (the common case: the
         verifier aligns ``off``, lowered run-time offsets keep it); else None."""
-        size = self.ap.dtype.size
-        start = self.ap.off + extra + self.byte_offset
-        if start % size or self.array.shape[1] % size:
+        f = self.f
+        size = f.dtype.size
+        start = f.off + extra + self.byte_offset
+        array = self.array
+        if start % size or array.shape[1] % size or self.capacity % size:
             return None
-        return self.array.view(numpy_dtype(self.ap.dtype)), start // size
+        return array.view(NUMPY_DTYPES[f.dtype]), start // size
 
     def read(self, extra: int = 0, selected: np.ndarray | None = None) -> np.ndarray:
-        """``[rows, elements per partition]`` in the dtype code's numpy type."""
-        ap = self.ap
-        typed = None if ap.is_contiguous() else self.typed(extra)
+        """``[rows, elements per partition]`` in the dtype code's numpy type (a copy)."""
+        f = self.f
+        typed = self.typed(extra)
         if typed is None:
             raw = self.read_bytes(extra, selected)
-            return raw.view(numpy_dtype(ap.dtype)).reshape(raw.shape[0], raw.shape[1])
+            return raw.view(NUMPY_DTYPES[f.dtype]).reshape(raw.shape[0], raw.shape[1])
         self.bounds(extra)
         elements, first = typed
-        columns = first + _element_offsets(ap.get_pairs())
-        return elements[self.rows(selected)][:, columns]
+        rows = self.rows(selected)
+        if f.contiguous:
+            return np.array(elements[rows, first : first + f.epp])
+        return elements[rows][:, first + _element_offsets(f.pairs)]
 
     def write(self, values: np.ndarray, extra: int = 0, selected: np.ndarray | None = None) -> None:
-        ap = self.ap
-        dtype = numpy_dtype(ap.dtype)
+        f = self.f
+        dtype = NUMPY_DTYPES[f.dtype]
         if values.dtype != dtype:
             raise AssertionError(f"writing {values.dtype} through a {dtype} pattern")
-        typed = None if ap.is_contiguous() else self.typed(extra)
+        typed = self.typed(extra)
         if typed is None:
             self.write_bytes(np.ascontiguousarray(values).view(np.uint8), extra, selected)
             return
         self.bounds(extra)
         elements, first = typed
-        columns = first + _element_offsets(ap.get_pairs())
-        nrows = ap.np if selected is None else len(selected)
+        nrows = f.np if selected is None else len(selected)
+        if f.contiguous:
+            elements[self.rows(selected), first : first + f.epp] = values.reshape(nrows, f.epp)
+            return
+        columns = first + _element_offsets(f.pairs)
         rows = self.row_index(selected)
         elements[rows[:, None], columns[None, :]] = values.reshape(nrows, -1)
 
@@ -287,16 +400,60 @@ Runtime = dict[str, tuple[int, int]]
 """Run-time offsets of an instruction's patterns: role -> (bytes, partitions)."""
 
 
+class _OpPlan:
+    """What an instruction's run needs from its operation, worked out once: the
+    position in its operand list of each run-time key's value, and of named operands
+    (``dst_tensor``, ``src_offset``, ...; the xDSL accessors cost more than the work of
+    a small instruction)."""
+
+    __slots__ = ("op", "runtime", "slots")
+
+    def __init__(self, op: Operation) -> None:
+        self.op = op
+        self.slots: dict[str, int | None] = {}
+        keys = bir.runtime_keys(op)
+        values = bir.runtime_operands(op)
+        self.runtime = tuple(
+            (role, partition, self._position(value))
+            for (role, partition), value in zip(keys, values, strict=True)
+        )
+
+    def _position(self, value: SSAValue) -> int:
+        # the first use of the value: a value used twice has the same argument both times
+        return next(i for i, v in enumerate(self.op.operands) if v is value)
+
+    def arg(self, args: PythonValues, name: str) -> Any:
+        """The argument of the optional operand ``name`` (None when absent)."""
+        slot = self.slots.get(name, -1)
+        if slot == -1:
+            value = getattr(self.op, name)
+            slot = self.slots[name] = None if value is None else self._position(value)
+        return None if slot is None else args[slot]
+
+
+_PLANS: dict[int, _OpPlan] = {}
+_PLANS_MAX = 1 << 16
+
+
+def _plan(op: Operation) -> _OpPlan:
+    """The :class:`_OpPlan` of ``op`` (by identity; the plan holds the op)."""
+    plan = _PLANS.get(id(op))
+    if plan is None or plan.op is not op:
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        plan = _PLANS[id(op)] = _OpPlan(op)
+    return plan
+
+
 def _runtime(op: Operation, args: PythonValues) -> Runtime:
     """The values of ``op``'s ``runtime`` operands by role (``docs/bir.md``)."""
-    keys = bir.runtime_keys(op)
+    keys = _plan(op).runtime
     if not keys:
         return {}
-    values = _operand_values(op, args)
     out: Runtime = {}
-    for (role, partition), value in zip(keys, bir.runtime_operands(op), strict=True):
+    for role, partition, slot in keys:
         moved_bytes, partitions = out.get(role, (0, 0))
-        amount = as_int(values[value])
+        amount = as_int(args[slot])
         out[role] = (
             (moved_bytes, partitions + amount) if partition else (moved_bytes + amount, partitions)
         )
@@ -311,12 +468,21 @@ def _region(
     tensor: Any = None,
     partition_offset: int = 0,
     runtime: Runtime | None = None,
+    matmul: bool = False,
+    byte_offset: int = 0,
 ) -> Region:
+    """``ap`` of ``op`` moved by its run-time keys (and ``partition_offset`` /
+    ``byte_offset``). ``matmul``: for a matmul's own patterns, which leave its deferred
+    passes queued (:class:`Machine`)."""
     moved_bytes, partitions = runtime.get(role, (0, 0)) if runtime else (0, 0)
-    if ap.memory == bir.Memory.HBM:
+    moved_bytes += byte_offset
+    f = ap.facts
+    if f.memory == bir.Memory.HBM:
         return Region(op, role, ap, hbm_bytes(op, tensor), byte_offset=moved_bytes)
-    memory = machine(interpreter).memory(ap.memory)
-    return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes)
+    core = machine(interpreter)
+    used = f.off + moved_bytes + f.high
+    memory = core.array(f.memory, used) if matmul else core.memory(f.memory, used)
+    return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes, core)
 
 
 def _indexed_columns(
@@ -343,6 +509,67 @@ def _indexed_columns(
     return first[:, None] + np.arange(size, dtype=np.int64), kept
 
 
+def _indirect_rows(
+    indexed: Region,
+    direct: Region,
+    typed_indexed: tuple[np.ndarray, int],
+    typed_direct: tuple[np.ndarray, int],
+    dim: int,
+    index: np.ndarray,
+    valid: np.ndarray,
+) -> bool:
+    """The common indirect DMA as whole rows (False when it is not that form): the
+    indices select the outermost pair of an hbm pattern with non-negative steps, and
+    index position i's elements are exactly partition i of a contiguous on-chip
+    pattern (``[[row, n], [1, F]]`` against ``np = n``, F per partition). The hbm
+    tensor is then a strided ``[rows, ...]`` view and a gather / scatter moves rows
+    (``np.take`` / row assignment), the same elements as the element path."""
+    ip, dp = indexed.ap, direct.ap
+    pairs = ip.get_pairs()
+    if (
+        dim != 0
+        or ip.memory != bir.Memory.HBM
+        or not dp.on_chip
+        or not dp.is_contiguous()
+        or len(index) != pairs[0][1]
+        or dp.np != len(index)
+        or any(step < 0 for step, _ in pairs)
+    ):
+        return False
+    rest = pairs[1:]
+    if dp.elements_per_partition != math.prod(num for _, num in rest):
+        return False
+    hbm, first = typed_indexed
+    kept = None if bool(valid.all()) else np.flatnonzero(valid)
+    chosen = index if kept is None else index[kept]
+    if chosen.size == 0:
+        return True
+    rows = int(chosen.max()) + 1
+    inner = sum(step * (num - 1) for step, num in rest)
+    if first < 0 or first + pairs[0][0] * (rows - 1) + inner >= hbm.shape[1]:
+        return False  # outside the tensor: the element path reports it
+    flat = hbm[0]
+    size = flat.itemsize
+    view = np.lib.stride_tricks.as_strided(
+        flat[first:],
+        shape=(rows, *(num for _, num in rest)),
+        strides=(pairs[0][0] * size, *(step * size for step, _ in rest)),
+        writeable=indexed.role == "dst",
+    )
+    direct.bounds(0)
+    memory, start = typed_direct
+    count = dp.elements_per_partition
+    columns = slice(start, start + count)
+    partitions = direct.rows(None) if kept is None else direct.p0 + kept * dp.ps
+    if indexed.role == "src":  # gather
+        moved = convert(np.take(view, chosen, axis=0), memory.dtype)
+        memory[partitions, columns] = moved.reshape(-1, count)
+    else:  # scatter, rows in order (a repeated index keeps the last)
+        moved = convert(memory[partitions, columns], flat.dtype)
+        view[chosen] = moved.reshape(len(chosen), *view.shape[1:])
+    return True
+
+
 def _indirect_elements(
     indexed: Region, direct: Region, dim: int, index: np.ndarray, valid: np.ndarray
 ) -> bool:
@@ -351,6 +578,8 @@ def _indirect_elements(
     typed_indexed, typed_direct = indexed.typed(), direct.typed()
     if typed_indexed is None or typed_direct is None:
         return False
+    if _indirect_rows(indexed, direct, typed_indexed, typed_direct, dim, index, valid):
+        return True
     hbm, first = typed_indexed
     pairs = indexed.ap.get_pairs()
     offsets = np.zeros((1,) * len(pairs), dtype=np.int64)
@@ -411,15 +640,18 @@ def _as_bytes(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.ascontiguousarray(values).view(np.uint8).reshape(shape)
 
 
-def _tensor(values: dict[SSAValue, Any], value: SSAValue | None) -> Any:
-    return values[value] if value is not None else None
+def _tensor(op: Operation, args: PythonValues, name: str) -> Any:
+    """The HBM tensor (or None) of ``op``'s optional operand ``name``."""
+    return _plan(op).arg(args, name)
 
 
-def _index(values: dict[SSAValue, Any], value: SSAValue | None) -> int:
-    return as_int(values[value]) if value is not None else 0
+def _index(op: Operation, args: PythonValues, name: str) -> int:
+    """The ``index`` value of ``op``'s optional operand ``name``, 0 when absent."""
+    value = _plan(op).arg(args, name)
+    return 0 if value is None else as_int(value)
 
 
-def _operand_values(op: Operation, args: PythonValues) -> dict[SSAValue, Any]:
+def _operand_values(op: Operation, args: PythonValues) -> dict[SSAValue | None, Any]:
     return dict(zip(op.operands, args, strict=True))
 
 
@@ -477,6 +709,13 @@ def quantize_mx_tile(
     for x4, ``[P, F]`` codes for 5 / 7), scale as E8M0 bytes ``[P/8, F/4]`` (scale row i
     goes to partition ``(i & 3) + 32 * (i >> 2)``, :func:`scale_row_slot`)."""
     fmt = MX_FORMATS[dtype]  # the EMAX table is keyed by the data dtype code
+    if src.dtype == _BF16 and fmt.is_fp8:
+        # bf16 to FP8: the numerics' vectorised kernel, bit-identical to
+        # quantize_mx_reference and so to the steps below (the nisa interpreter's path)
+        codes, scale = quantize_mx(
+            np.ascontiguousarray(src), fmt, PHYSICAL_BLOCK_SHAPE, alternative_emax=alternative_emax
+        )
+        return (pack_fp8_x4(codes) if dtype.is_x4 else codes.view(fmt.dtype)), scale
     in2d = src.astype(np.float32)  # cast_to(input -> Dtype 16 = fp32)
     # findMaxExponentPerInputBlock: (uint8)(fp32_bits >> 23), max over 8 x 4.
     max_exponent = block_max(exponent_bytes(in2d), PHYSICAL_BLOCK_SHAPE)
@@ -510,19 +749,50 @@ def mx_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> np.nda
     return mx_matmul_operand(containers, scale_rows, MX_FORMATS[dtype])
 
 
-def _matmul(dst: Region, stationary: np.ndarray, moving: np.ndarray, accumulate: bool) -> None:
-    """``dst (=|+=) stationary[K, M]^T @ moving[K, N]`` as one PE pass. An f32 PSUM dst
-    goes through :func:`pe_pass_into` (the nisa interpreter's path: the same bits as
-    :func:`pe_pass` plus an f32 add, skipping the work of all-zero columns); a bf16 dst
-    is widened, added to and rounded once."""
-    if dst.ap.dtype != Dtype.FLOAT32:
-        _write_matmul(dst, pe_pass(stationary.T, moving), accumulate)
-        return
+def _matmul(
+    core: Machine, dst: Region, stationary: PeOperand, moving: PeOperand, accumulate: bool
+) -> None:
+    """``dst (=|+=) stationary[K, M]^T @ moving[K, N]`` as one PE pass
+    (:func:`pe_pass_into`: the same bits as :func:`pe_pass` plus an f32 add, skipping the
+    work of all-zero columns). Into a contiguous f32 PSUM pattern it is deferred
+    (:meth:`Machine.defer`: it may join a batch) and written through a view of PSUM; a
+    bf16 dst is widened, added to and rounded once (the nisa interpreter's
+    ``_matmul_into``)."""
     _check_bank(dst)
-    m, n = stationary.shape[1], moving.shape[1]
+    m, n = stationary.tile.shape[1], moving.tile.shape[1]
+    ap = dst.ap
+    if (
+        ap.dtype == Dtype.FLOAT32
+        and ap.is_contiguous()
+        and (ap.np, ap.elements_per_partition)
+        == (
+            m,
+            n,
+        )
+    ):
+        low, high = dst.bounds(0)
+        view = dst.array[dst.rows(None), low:high].view(F32)
+        core.defer(view, stationary, moving, accumulate)
+        return
+    core.flush()
+    if ap.dtype != Dtype.FLOAT32:
+        total = to_f32(dst.read()).copy() if accumulate else np.empty((m, n), dtype=F32)
+        pe_pass_into(total, stationary, moving, accumulate)
+        dst.write(round_to(total, numpy_dtype(ap.dtype)))
+        return
     acc = dst.read().copy() if accumulate else np.empty((m, n), dtype=F32)
-    pe_pass_into(acc, pe_operand(stationary), pe_operand(moving), accumulate)
+    pe_pass_into(acc, stationary, moving, accumulate)
     dst.write(acc)
+
+
+def mx_pe_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> PeOperand:
+    """:func:`mx_operand` as a PE operand ``[4P, F]`` (float64 values): they are the
+    element format's codes times a power of two, so they carry its significand bits
+    (the certificate's precision, as the nisa interpreter's ``nc_matmul_mx``)."""
+    fmt = MX_FORMATS[dtype]
+    containers = data.astype(np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32)
+    values = mx_matmul_operand(containers, scale_rows, fmt, dtype=np.float64)
+    return pe_operand(values.T, precision=fmt.info.mantissa_bits + 1)
 
 
 def _check_bank(dst: Region) -> None:
@@ -535,18 +805,6 @@ def _check_bank(dst: Region) -> None:
                 f"dst touches bytes [{low}, {high}) of each psum partition with its run-time "
                 f"offset, crossing a {bank}-byte bank boundary",
             )
-
-
-def _write_matmul(dst: Region, product: np.ndarray, accumulate: bool) -> None:
-    """A pass into PSUM: written, or added in fp32 to the tile's value (``psum_add``:
-    docs/numerics.md, "PSUM"), rounded once to the tile's dtype."""
-    _check_bank(dst)
-    product = np.asarray(product, dtype=F32)
-    if accumulate:
-        total = to_f32(dst.read()).copy()
-        psum_add(total, product)
-        product = total
-    dst.write(round_to(product, numpy_dtype(dst.ap.dtype)))
 
 
 def _scalar(
@@ -578,23 +836,26 @@ class BirFunctions(InterpreterFunctions):
 
     @impl(bir.DmaOp)
     def run_dma(self, interpreter: Interpreter, op: bir.DmaOp, args: PythonValues):
-        values = _operand_values(op, args)
-        dst_extra = _index(values, op.dst_offset)
-        src_extra = _index(values, op.src_offset)
-        dst_partition = _index(values, op.dst_partition)
-        src_partition = _index(values, op.src_partition)
-        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor), dst_partition)
-        src = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor), src_partition)
-        moved = convert(src.read(src_extra).reshape(-1), numpy_dtype(op.dst.dtype))
-        dst.write(moved, dst_extra)
+        dst_extra = _index(op, args, "dst_offset")
+        src_extra = _index(op, args, "src_offset")
+        dst_partition = _index(op, args, "dst_partition")
+        src_partition = _index(op, args, "src_partition")
+        dst_tensor, src_tensor = _tensor(op, args, "dst_tensor"), _tensor(op, args, "src_tensor")
+        dst = _region(
+            interpreter, op, "dst", op.dst, dst_tensor, dst_partition, byte_offset=dst_extra
+        )
+        src = _region(
+            interpreter, op, "src", op.src, src_tensor, src_partition, byte_offset=src_extra
+        )
+        moved = convert(src.read().reshape(-1), numpy_dtype(op.dst.dtype))
+        dst.write(moved)
         return ()
 
     @impl(bir.DmaIndirectOp)
     def run_dma_indirect(self, interpreter: Interpreter, op: bir.DmaIndirectOp, args: PythonValues):
-        values = _operand_values(op, args)
         rt = _runtime(op, args)
-        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor), runtime=rt)
-        src = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor), runtime=rt)
+        dst = _region(interpreter, op, "dst", op.dst, _tensor(op, args, "dst_tensor"), runtime=rt)
+        src = _region(interpreter, op, "src", op.src, _tensor(op, args, "src_tensor"), runtime=rt)
         index_region = _region(interpreter, op, "index", op.index, runtime=rt)
         index = index_region.read().reshape(-1).astype(np.int64)
         bound = op.bound.value.data
@@ -640,11 +901,11 @@ class BirFunctions(InterpreterFunctions):
         rt = _runtime(op, args)
         total: np.ndarray | None = None
         for i, (ap, tensor) in enumerate(zip(op.srcs.data, op.source_tensors(), strict=True)):
-            region = _region(interpreter, op, f"src{i}", ap, _tensor(values, tensor), runtime=rt)
+            region = _region(interpreter, op, f"src{i}", ap, values.get(tensor), runtime=rt)
             term = to_f32(region.read()).reshape(-1)
             total = term.copy() if total is None else total + term
         assert total is not None
-        dst = _region(interpreter, op, "dst", op.dst, _tensor(values, op.dst_tensor), runtime=rt)
+        dst = _region(interpreter, op, "dst", op.dst, _tensor(op, args, "dst_tensor"), runtime=rt)
         dst.write(round_to(total, dst_np(op.dst)))
         return ()
 
@@ -713,29 +974,51 @@ class BirFunctions(InterpreterFunctions):
     @impl(bir.MatmultOp)
     def run_matmult(self, interpreter: Interpreter, op: bir.MatmultOp, args: PythonValues):
         rt = _runtime(op, args)
-        stationary = _region(interpreter, op, "stationary", op.stationary, runtime=rt).read()
-        moving = _region(interpreter, op, "moving", op.moving, runtime=rt).read()
-        dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
-        _matmul(dst, to_f32(stationary), to_f32(moving), op.accumulate is not None)
+        core = machine(interpreter)
+
+        def operand(role: str, ap: AccessPatternAttr) -> PeOperand:
+            region = _region(interpreter, op, role, ap, runtime=rt, matmul=True)
+            key = ("pe", ap.key, region.p0, region.byte_offset)
+            # widened to float64 exactly (as to_f32 then float64 would), its dtype kept
+            # for the certificate (nisa's nc_matmul does the same)
+            return core.operand(key, lambda: pe_operand(region.read(), _as_f64))
+
+        lhs = operand("stationary", op.stationary)
+        rhs = operand("moving", op.moving)
+        dst = _region(interpreter, op, "dst", op.dst, runtime=rt, matmul=True)
+        _matmul(core, dst, lhs, rhs, op.accumulate is not None)
         return ()
 
     @impl(bir.MatmultMxOp)
     def run_matmult_mx(self, interpreter: Interpreter, op: bir.MatmultMxOp, args: PythonValues):
         rt = _runtime(op, args)
+        core = machine(interpreter)
 
         def operand(role: str, data_ap: AccessPatternAttr, scale_ap: AccessPatternAttr):
-            data = _region(interpreter, op, role, data_ap, runtime=rt).read()
-            rows = scale_rows_of(data_ap.np)
-            scale = _region(interpreter, op, f"{role}_scale", scale_ap, runtime=rt).read_bytes(
-                selected=rows
+            data = _region(interpreter, op, role, data_ap, runtime=rt, matmul=True)
+            scale = _region(interpreter, op, f"{role}_scale", scale_ap, runtime=rt, matmul=True)
+
+            def analyse() -> PeOperand:
+                rows = scale_rows_of(data_ap.np)
+                scale_rows = scale.read_bytes(selected=rows).reshape(len(rows), -1)
+                return mx_pe_operand(data.read(), data_ap.dtype, scale_rows)
+
+            key = (
+                "mx",
+                data_ap.key,
+                data.p0,
+                data.byte_offset,
+                scale_ap.key,
+                scale.p0,
+                scale.byte_offset,
             )
-            return mx_operand(data, data_ap.dtype, scale.reshape(len(rows), -1))
+            return core.operand(key, analyse)
 
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
         # [M, 4P] x [4P, N], k = 4p + q (the nisa interpreter's order), one PE pass.
-        dst = _region(interpreter, op, "dst", op.dst, runtime=rt)
-        _matmul(dst, lhs.T, rhs.T, op.accumulate is not None)
+        dst = _region(interpreter, op, "dst", op.dst, runtime=rt, matmul=True)
+        _matmul(core, dst, lhs, rhs, op.accumulate is not None)
         return ()
 
     @impl(bir.QuantizeMxOp)
@@ -901,9 +1184,10 @@ class BirFunctions(InterpreterFunctions):
     def run_register_load(
         self, interpreter: Interpreter, op: bir.RegisterLoadOp, args: PythonValues
     ):
-        values = _operand_values(op, args)
         rt = _runtime(op, args)
-        region = _region(interpreter, op, "src", op.src, _tensor(values, op.src_tensor), runtime=rt)
+        region = _region(
+            interpreter, op, "src", op.src, _tensor(op, args, "src_tensor"), runtime=rt
+        )
         value = int(region.read().reshape(-1)[0])
         result_type = op.result.type
         if isinstance(result_type, IndexType):

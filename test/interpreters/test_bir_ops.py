@@ -148,6 +148,30 @@ def test_dma_indirect_gather_and_scatter(skip: bool):
     np.testing.assert_array_equal(scattered, expected_scatter)
 
 
+def test_dma_indirect_rows_convert_dtype_with_strided_rows():
+    """Whole-row gathers and scatters (the MoE kernels' form) that also convert: bf16
+    rows of a column window (row step 16, 8 elements from column 4) to f32 partitions
+    2..6 and back, checked against numpy fancy indexing."""
+    table = RNG.standard_normal((10, 16)).astype(BF16)
+    idx = np.array([[7], [2], [9], [2], [0]], np.int32)
+    out = np.zeros((5, 8), np.float32)
+    back = np.zeros((10, 16), BF16)
+    tt, ti, to = mt("10x16", "bf16"), mt("5x1", "i32"), mt("5x8", "f32")
+    rows = hb("[[16, 5], [1, 8]]", BF, off=8)
+    body = (
+        load(sb(5, "[[1, 1]]", I32), hb("[[1, 5], [1, 1]]", I32), "idx", ti)
+        + f"  bir.dma_indirect {sb(5, '[[1, 8]]', F32, off=64, p0=2)}, {rows} of %table : {tt} index {sb(5, '[[1, 1]]', I32)} dim 0 bound 10\n"
+        + store(hb("[[8, 5], [1, 8]]", F32), "out", to, sb(5, "[[1, 8]]", F32, off=64, p0=2))
+        + f"  bir.dma_indirect {rows} of %back : {tt}, {sb(5, '[[1, 8]]', F32, off=64, p0=2)} index {sb(5, '[[1, 1]]', I32)} dim 0 bound 10 scatter\n"
+    )
+    run(body, f"%table: {tt}, %idx: {ti}, %out: {to}, %back: {tt}", table, idx, out, back)
+    picked = table[idx[:, 0], 4:12]
+    np.testing.assert_array_equal(out, picked.astype(np.float32))
+    expected = np.zeros((10, 16), BF16)
+    expected[idx[:, 0], 4:12] = picked  # index 2 twice: the same row, the last write kept
+    np.testing.assert_array_equal(back.view(np.uint16), expected.view(np.uint16))
+
+
 def test_dma_indirect_along_an_inner_pair():
     table = RNG.standard_normal((4, 16)).astype(np.float32)
     cols = np.array([15, 0, 3], np.int32)
@@ -566,3 +590,39 @@ def test_dma_loop_with_partition_step_and_run_time_partition():
         match=r"dst partitions 8 \.\. 128 \(with its run-time partition\) are outside the 128 partitions of sbuf",
     ):
         run(bad, f"%x: {tx}", x)
+
+
+def test_deferred_matmuls_batch_see_sbuf_writes_and_flush_for_psum_readers():
+    """Matmuls are deferred and batched by moving operand (docs/bir.md, "The MoE-CTE
+    kernels at bir"); what any other reader sees must be as if each ran at once: two
+    passes sharing the moving tile accumulate into one dst; a DMA that rewrites the
+    moving tile between two matmuls is seen by the second; the last matmul's result is in
+    ``machine(...).psum`` after the run. Small integers, so numpy's products are exact."""
+    k, m, n = 16, 8, 4
+    a, b, c = (RNG.integers(-8, 8, (k, w)).astype(np.float32) for w in (m, m, n))
+    c2 = RNG.integers(-8, 8, (k, n)).astype(np.float32)
+    out = np.zeros((m, n), np.float32)
+    ta, tc, to = mt(f"{k}x{m}", "f32"), mt(f"{k}x{n}", "f32"), mt(f"{m}x{n}", "f32")
+    sa, sb_, sc = (
+        sb(k, f"[[1, {m}]]", F32),
+        sb(k, f"[[1, {m}]]", F32, off=64),
+        sb(k, f"[[1, {n}]]", F32, off=128),
+    )
+    dst, dst2 = ps(m, f"[[1, {n}]]", F32), ps(m, f"[[1, {n}]]", F32, off=2048)
+    res = sb(m, f"[[1, {n}]]", F32, off=256)
+    body = (
+        load(sa, hb(f"[[{m}, {k}], [1, {m}]]", F32), "a", ta)
+        + load(sb_, hb(f"[[{m}, {k}], [1, {m}]]", F32), "b", ta)
+        + load(sc, hb(f"[[{n}, {k}], [1, {n}]]", F32), "c", tc)
+        + f"  bir.matmult {dst}, {sa}, {sc}\n"  # one batch: the same moving tile
+        + f"  bir.matmult {dst}, {sb_}, {sc} accumulate\n"
+        + load(sc, hb(f"[[{n}, {k}], [1, {n}]]", F32), "c2", tc)  # rewrites the moving tile
+        + f"  bir.tensor_copy {res}, {dst}\n"
+        + store(hb(f"[[{n}, {m}], [1, {n}]]", F32), "out", to, res)
+        + f"  bir.matmult {dst2}, {sa}, {sc}\n"  # the last instruction
+    )
+    interp = run(body, f"%a: {ta}, %b: {ta}, %c: {tc}, %c2: {tc}, %out: {to}", a, b, c, c2, out)
+    np.testing.assert_array_equal(out, a.T @ c + b.T @ c)
+    psum = machine(interp).psum
+    second = psum[:m, 2048 : 2048 + 4 * n].copy().view(np.float32)
+    np.testing.assert_array_equal(second, a.T @ c2)

@@ -4,7 +4,8 @@
 // fit over live ranges: the second QuantizeMX and the matmul reuse the bytes of the first
 // QuantizeMX's tiles); the views folded into the patterns, loop-dependent starts into the
 // run-time `partition` / `offset` operands of bir.dma; quadrant views of the scale tiles
-// split into one DMA per quadrant. No nisa data op, on-chip buffer or view is left. The
+// split into one DMA per quadrant. The run-time offsets' index arithmetic is merged where
+// equal and hoisted out of the loops it does not depend on. No nisa data op, on-chip buffer or view is left. The
 // output re-parses and verifies; running the pass again changes nothing; mx-run gives the
 // hlo function's bits at all three levels.
 
@@ -24,22 +25,23 @@
 // CHECK:         %q_data = memref.alloc() : memref<128x64x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>>
 // CHECK-NEXT:    %q_scale = memref.alloc() : memref<128x8xf8E8M0FNU, #nisa.mem<hbm>>
 // CHECK-NEXT:    scf.for %row = %c0 to %c128 step %c16 {
+// CHECK-NEXT:      %[[A:.+]] = arith.muli %row, %c512 : index
+// CHECK-NEXT:      %{{.+}} = arith.muli %row, %c256 : index
+// CHECK-NEXT:      %[[S:.+]] = arith.muli %row, %c8 : index
 // CHECK-NEXT:      scf.for %blk = %c0 to %c8 step %c8 {
+// CHECK-NEXT:        %[[B:.+]] = arith.muli %blk, %c64 : index
+// CHECK-NEXT:        %[[AB:.+]] = arith.addi %[[A]], %[[B]] : index
 // CHECK-NEXT:        scf.for %r = %c0 to %c8 step %c1 {
-// CHECK-NEXT:          %[[A:.+]] = arith.muli %row, %c512 : index
-// CHECK-NEXT:          %[[B:.+]] = arith.muli %blk, %c64 : index
-// CHECK-NEXT:          %[[AB:.+]] = arith.addi %[[A]], %[[B]] : index
 // CHECK-NEXT:          %[[C:.+]] = arith.muli %r, %c8 : index
 // CHECK-NEXT:          %[[OFF:.+]] = arith.addi %[[AB]], %[[C]] : index
 // CHECK-NEXT:          bir.dma #bir.ap<sbuf, p0 = 0, np = 16, ps = 8, [[1, 32]], off = 0, dtype = 10> partition %r, #bir.ap<hbm, [[32, 128], [1, 4]], off = 0, dtype = 10> of %x : memref<128x256xbf16, #nisa.mem<hbm>> offset %[[OFF]]
 // CHECK-NEXT:        }
 // CHECK-NEXT:        bir.quantize_mx #bir.ap<sbuf, p0 = 0, np = 128, [[1, 8]], off = 64, dtype = 8> scale #bir.ap<sbuf, p0 = 0, np = 128, [[1, 8]], off = 128, dtype = 15>, #bir.ap<sbuf, p0 = 0, np = 128, [[1, 32]], off = 0, dtype = 10>
-// CHECK-NEXT:        scf.for %r_1 = %c0 to %c8 step %c1 {
+// CHECK:             scf.for %r_1 = %c0 to %c8 step %c1 {
 // CHECK:               bir.dma #bir.ap<hbm, [[8, 128]], off = 0, dtype = 8> of %q_data : memref<128x64x!nisa.float8_e4m3fn_x4, #nisa.mem<hbm>> offset %{{.+}}, #bir.ap<sbuf, p0 = 0, np = 16, ps = 8, [[1, 8]], off = 64, dtype = 8> partition %r_1
 // CHECK-NEXT:        }
 // The scales out of the quadrant layout: the view [4 quadrants, 4 rows, 8] of the scale
 // tile is not one partition progression, so one DMA per quadrant (partitions 32 j + s).
-// CHECK-NEXT:        %[[S:.+]] = arith.muli %row, %c8 : index
 // CHECK-NEXT:        %[[SO:.+]] = arith.addi %[[S]], %blk : index
 // CHECK-NEXT:        bir.dma #bir.ap<hbm, [[1, 32]], off = 0, dtype = 15> of %q_scale : memref<128x8xf8E8M0FNU, #nisa.mem<hbm>> offset %[[SO]], #bir.ap<sbuf, p0 = 0, np = 4, [[1, 8]], off = 128, dtype = 15>
 // CHECK-NEXT:        bir.dma #bir.ap<hbm, [[1, 32]], off = 32, dtype = 15> of %q_scale : memref<128x8xf8E8M0FNU, #nisa.mem<hbm>> offset %[[SO]], #bir.ap<sbuf, p0 = 32, np = 4, [[1, 8]], off = 128, dtype = 15>
@@ -64,7 +66,7 @@
 // byte offset m_1 * 4 is a run-time offset of the SBUF side.
 // CHECK:         %y = memref.alloc() : memref<128x64xf32, #nisa.mem<hbm>>
 // CHECK-NEXT:    scf.for %m = %c0 to %c128 step %c128 {
-// CHECK-NEXT:      scf.for %n = %c0 to %c64 step %c64 {
+// CHECK:           scf.for %n = %c0 to %c64 step %c64 {
 // The one K step is the chain's first: it initialises PSUM (no memset, no accumulate).
 // CHECK-NEXT:        scf.for %m_1 = %c0 to %c128 step %c1 {
 // CHECK-NEXT:          %{{.+}} = arith.addi %m, %m_1 : index
