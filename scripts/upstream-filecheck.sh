@@ -61,12 +61,14 @@ run() {  # run NAME PATH_PREFIX LIT_ARGS...: $work/NAME.results
 }
 
 echo "upstream xDSL $version filecheck suite: $suite"
-started=$SECONDS
-run xdsl-opt "" "${lit_args[@]}"
-echo "with xdsl-opt: $(( SECONDS - started )) s"
+python -c "import llvmlite" 2>/dev/null \
+  || echo "(llvmlite is not installed: backend/llvm is unsupported; pip install 'xdsl[llvm]==$version')"
 started=$SECONDS
 run mx-opt "$work/shim:" "${lit_args[@]}"
 echo "with mx-opt as xdsl-opt: $(( SECONDS - started )) s"
+started=$SECONDS
+run xdsl-opt "" "${lit_args[@]}"
+echo "with xdsl-opt: $(( SECONDS - started )) s"
 
 # a second run of the tests whose results differ, with both tools
 python - "$work" > "$work/differ" <<'EOF'

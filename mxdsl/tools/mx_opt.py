@@ -247,7 +247,8 @@ class MxOptMain(xDSLOptMain):
         )
         arg_parser.prog = TOOL  # also when main() runs in-process
         arg_parser.formatter_class = HelpFormatter
-        arg_parser.allow_abbrev = False
+        # an unambiguous prefix of an option is accepted, as by xdsl-opt (upstream's
+        # suite writes --verify-diagnostic): mx-opt parses xdsl-opt's command lines
         for action in arg_parser._actions:  # pyright: ignore[reportPrivateUsage]
             if action.dest == "input_file":
                 action.help = "the input file; without one (or with '-') stdin is read"
