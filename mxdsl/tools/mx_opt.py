@@ -109,6 +109,7 @@ class MxOptMain(xDSLOptMain):
         self._replay: tuple[list[tuple[bytes, int]], str] | None = None
         self._universe: Universe | None = None
         self.xdsl_mode = False
+        self.checking_annotations = False
         super().__init__(description="mxdsl modular optimizer driver", args=args)
         self.xdsl_mode = self.answers_as_xdsl_opt()
 
@@ -143,6 +144,8 @@ class MxOptMain(xDSLOptMain):
                 locations=bool(self.args.passes) or self.args.print_debuginfo,
             )
         except ParseVerifyError as err:
+            if self.checking_annotations:  # a located diagnostic, met by an annotation
+                raise
             if self.args.verify_diagnostics:  # a verifier error, though found while parsing
                 raise DiagnosticException(format_parse_error(err)) from None
             raise LocatedParseError(err.span, err.msg) from None
@@ -244,7 +247,8 @@ class MxOptMain(xDSLOptMain):
         )
         arg_parser.prog = TOOL  # also when main() runs in-process
         arg_parser.formatter_class = HelpFormatter
-        arg_parser.allow_abbrev = False
+        # an unambiguous prefix of an option is accepted, as by xdsl-opt (upstream's
+        # suite writes --verify-diagnostic): mx-opt parses xdsl-opt's command lines
         for action in arg_parser._actions:  # pyright: ignore[reportPrivateUsage]
             if action.dest == "input_file":
                 action.help = "the input file; without one (or with '-') stdin is read"
@@ -291,6 +295,7 @@ class MxOptMain(xDSLOptMain):
             self._replay = (texts, file_extension)
             return False
         self.xdsl_mode = False  # annotations are checked against located diagnostics
+        self.checking_annotations = True
         verify_diagnostics.run_verifying(self, texts, file_extension)
         self._write_deferred()
         return True
