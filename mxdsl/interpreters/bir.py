@@ -116,14 +116,15 @@ def numpy_dtype(dtype: Dtype) -> np.dtype[Any]:
 
 
 class Machine:
-    """One core's on-chip memory: SBUF and PSUM as ``[128, bytes per partition]``."""
+    """One core's on-chip memory: SBUF and PSUM as ``[128, bytes per partition]``, the
+    bytes of the current target's partitions (``mxdsl.targets``, ``--target``)."""
 
     def __init__(self) -> None:
         self._memories: dict[bir.Memory, np.ndarray] = {}
 
     def memory(self, memory: bir.Memory) -> np.ndarray:
         if (array := self._memories.get(memory)) is None:
-            shape = (bir.PARTITIONS, bir.CAPACITY[memory])
+            shape = (bir.PARTITIONS, bir.partition_capacity(memory))  # --target's
             array = np.full(shape, UNINITIALIZED_BYTE, dtype=np.uint8)
             self._memories[memory] = array
         return array

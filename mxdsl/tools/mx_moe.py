@@ -524,7 +524,7 @@ def build(args: argparse.Namespace):  # noqa: ANN201
         from mxdsl.transforms.lower_nisa_to_bir import lower_nisa_to_bir
 
         try:
-            replaced = lower_nisa_to_bir(kernel.module)
+            replaced = lower_nisa_to_bir(kernel.module, kernel.target)
         except OpDiagnostic as err:
             raise ToolError(f"lowering to bir: {err.message}") from None
         kernel.progress_ops = [replaced.get(op, op) for op in kernel.progress_ops]
