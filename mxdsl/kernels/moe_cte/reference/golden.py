@@ -124,6 +124,7 @@ def moe_cte_golden(
         w = np.asarray(gate_up_proj_weight[e], dtype=f32)  # a float32 PerExpert: no copy
         gate = x @ w[:, 0, :]
         up = x @ w[:, 1, :]
+        del w  # one expert's float32 weights at a time: free before the next is made
         if gate_up_proj_scale is not None:
             s = gate_up_proj_scale[e].astype(f32).reshape(-1)
             gate = gate * s[:inter]
