@@ -298,15 +298,21 @@ def make_mx_inputs(
     io = DTYPES[options.dtype][1]
 
     def dense(e: int) -> tuple[np.ndarray, np.ndarray]:
+        """Expert ``e``'s weights rounded to the IO dtype, as float32 (rounded in place:
+        no second float32 copy)."""
         gu, d = expert_weights(seed, e, H, I)
-        return gu.astype(io).astype(np.float32), d.astype(io).astype(np.float32)
+        gu[...] = gu.astype(io)
+        d[...] = d.astype(io)
+        return gu, d
 
     for e in range(E):
         gu, d = dense(e)
         arrays["gate_up_proj_weight"][e], arrays["gate_up_proj_scale"][e] = pack_gate_up_expert(
             gu, wf
         )
+        del gu  # before the next expert's are drawn
         arrays["down_proj_weight"][e], arrays["down_proj_scale"][e] = pack_down_expert(d, wf)
+        del d
     active = base.active_blocks
     names = set(args)
     N = sizes.blocks
