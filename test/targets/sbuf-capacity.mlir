@@ -16,16 +16,22 @@
 // RUN: not mx-opt %s --target trn3 -p "lower-nisa-to-bir{target=trn2}" 2>&1 | filecheck %s --check-prefix=ALLOC
 // The bir kernel lowered for trn3 does not verify on trn2.
 // RUN: mx-opt %s -p lower-nisa-to-bir | not mx-opt --target trn2 2>&1 | filecheck %s --check-prefix=BIR
+// --help says what --target selects.
+// RUN: mx-opt --help | filecheck %s --check-prefix=USAGE-OPT
+// RUN: mx-run --help | filecheck %s --check-prefix=USAGE-TOOL
 // An unknown target is a usage error naming the known ones.
 // RUN: not mx-opt %s --target trn1 2>&1 | filecheck %s --check-prefix=UNKNOWN
 // RUN: not mx-run %s --random-inputs 0 --target trn1 2>&1 | filecheck %s --check-prefix=UNKNOWN-TOOL
 
 // IR: nisa.memset %big, 1.000000e+00 : memref<128x61440xf32, #nisa.mem<sbuf>>
-// TRN2: sbuf-capacity.mlir:[[# @LINE + 11]]:3: error: 'nisa.memset' op dst uses 245760 bytes per partition, exceeding the 229376 bytes of one trn2 sbuf partition
+// TRN2: sbuf-capacity.mlir:[[# @LINE + 14]]:3: error: 'nisa.memset' op dst uses 245760 bytes per partition, exceeding the 229376 bytes of one trn2 sbuf partition
 // OUT: arg0: memref<128x1xf32, #nisa.mem<hbm>> shape=(128, 1) dtype=float32 min=61440 max=61440 mean=61440 nan=0
 // BIR: error: 'bir.memset' op dst touches bytes [0, 245760), outside a 229376-byte sbuf partition of trn2
 // ALLOC: error: 'memref.alloc' op lower-nisa-to-bir: sbuf buffer %big (memref<128x61440xf32, #nisa.mem<sbuf>>) needs 245760 bytes per partition
 // ALLOC-SAME: of the 229376-byte sbuf partition of trn2
+// USAGE-OPT: -t TARGET, --target TARGET
+// USAGE-OPT-NEXT: the modelled NeuronCore: trn3 or trn2 (default
+// USAGE-TOOL: --target {trn3,trn2} the modelled NeuronCore
 // UNKNOWN: mx-opt: error: argument -t/--target: invalid choice: 'trn1' (a modelled NeuronCore: trn3, trn2; or an output target: {{.*}}mlir
 // UNKNOWN-TOOL: mx-run: error: argument --target: invalid choice: 'trn1' (choose from 'trn3', 'trn2')
 
