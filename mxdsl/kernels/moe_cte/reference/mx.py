@@ -53,7 +53,8 @@ from mxdsl.kernels.moe_cte.reference.independent_mx import (
 )
 from mxdsl.kernels.moe_cte.reference.inputs import (
     MoECTEInputs,
-    expert_weights,
+    expert_down,
+    expert_gate_up,
     golden_options,
     make_inputs,
 )
@@ -276,9 +277,9 @@ def make_mx_inputs(
 ) -> MoECTEInputs:
     """Routed random inputs for an MX kernel: the bf16 twin's inputs (same routing,
     hidden states, affinities, biases for the same seed) with the twin's dense weights
-    (:func:`expert_weights` in the IO dtype) packed into the MX layouts one expert at a
-    time (:func:`pack_gate_up_expert`, :func:`pack_down_expert`) straight into the
-    kernel's arrays. The dense weights are not kept: ``extra["dense_gate_up"]`` /
+    (:func:`expert_gate_up`, :func:`expert_down` in the IO dtype) packed into the MX
+    layouts one expert at a time (:func:`pack_gate_up_expert`, :func:`pack_down_expert`)
+    straight into the kernel's arrays. The dense weights are not kept: ``extra["dense_gate_up"]`` /
     ``extra["dense_down"]`` are :class:`PerExpert` views that draw an expert again from
     its seed, for the fp32 golden."""
     impl = spec.implementation
@@ -297,22 +298,24 @@ def make_mx_inputs(
     H, I, E = sizes.hidden, sizes.intermediate, sizes.experts  # noqa: E741
     io = DTYPES[options.dtype][1]
 
-    def dense(e: int) -> tuple[np.ndarray, np.ndarray]:
-        """Expert ``e``'s weights rounded to the IO dtype, as float32 (rounded in place:
-        no second float32 copy)."""
-        gu, d = expert_weights(seed, e, H, I)
-        gu[...] = gu.astype(io)
-        d[...] = d.astype(io)
-        return gu, d
+    def rounded(w: np.ndarray) -> np.ndarray:
+        """``w`` rounded to the IO dtype, in place (no second float32 copy)."""
+        w[...] = w.astype(io)
+        return w
 
-    for e in range(E):
-        gu, d = dense(e)
-        arrays["gate_up_proj_weight"][e], arrays["gate_up_proj_scale"][e] = pack_gate_up_expert(
-            gu, wf
-        )
-        del gu  # before the next expert's are drawn
-        arrays["down_proj_weight"][e], arrays["down_proj_scale"][e] = pack_down_expert(d, wf)
-        del d
+    def dense_gate_up(e: int) -> np.ndarray:
+        return rounded(expert_gate_up(seed, e, H, I))
+
+    def dense_down(e: int) -> np.ndarray:
+        return rounded(expert_down(seed, e, H, I))
+
+    for e in range(E):  # one expert's dense weights at a time, one tensor at a time
+        gate_up = pack_gate_up_expert(dense_gate_up(e), wf)
+        arrays["gate_up_proj_weight"][e], arrays["gate_up_proj_scale"][e] = gate_up
+        del gate_up
+        down = pack_down_expert(dense_down(e), wf)
+        arrays["down_proj_weight"][e], arrays["down_proj_scale"][e] = down
+        del down
     active = base.active_blocks
     names = set(args)
     N = sizes.blocks
@@ -331,8 +334,8 @@ def make_mx_inputs(
         base.real_blocks,
         active,
         {
-            "dense_gate_up": PerExpert((E, H, 2, I), lambda e: dense(e)[0]),
-            "dense_down": PerExpert((E, I, H), lambda e: dense(e)[1]),
+            "dense_gate_up": PerExpert((E, H, 2, I), dense_gate_up),
+            "dense_down": PerExpert((E, I, H), dense_down),
         },
     )
 
