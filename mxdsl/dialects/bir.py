@@ -96,13 +96,14 @@ from mxdsl.dialects.nisa import (
     OobMode,
     OobModeAttr,
 )
-from mxdsl.targets import DEFAULT_TARGET
+from mxdsl.targets import DEFAULT_TARGET, current_target
 
 # ----------------------------------------------------------------------------- limits
 
-# The memories are the default target's (mxdsl.targets: trn3, the largest modelled): the
-# verifier checks patterns against them; lower-nisa-to-bir places buffers within the
-# capacities of the target it is given.
+# The constants are the default target's (mxdsl.targets: trn3, the largest modelled); the
+# verifier and the interpreter read the current target's (``--target`` on the tools,
+# :func:`capacity`), and lower-nisa-to-bir places buffers within the capacities of its
+# target.
 PARTITIONS = DEFAULT_TARGET.partitions
 SBUF_PARTITION_BYTES = DEFAULT_TARGET.sbuf_partition_bytes
 PSUM_PARTITION_BYTES = DEFAULT_TARGET.psum_partition_bytes
@@ -295,7 +296,26 @@ SBUF_ONLY = (Memory.SBUF,)
 PSUM_ONLY = (Memory.PSUM,)
 
 CAPACITY = {Memory.SBUF: SBUF_PARTITION_BYTES, Memory.PSUM: PSUM_PARTITION_BYTES}
-"""Bytes per partition of the on-chip memories."""
+"""Bytes per partition of the on-chip memories of the default target."""
+
+
+def partition_capacity(memory: Memory) -> int:
+    """Bytes per partition of an on-chip ``memory`` on the current target
+    (:func:`mxdsl.targets.current_target`: trn3 unless ``--target`` chose another)."""
+    target = current_target()
+    if memory == Memory.PSUM:
+        return target.psum_partition_bytes
+    return target.sbuf_partition_bytes
+
+
+def _needs_mx(name: str) -> None:
+    """MX instructions exist on the MX targets only (design.md: trn3, not trn2)."""
+    target = current_target()
+    if not target.has_mx:
+        raise VerifyException(
+            f"{name} is an MX instruction, which {target.name} ({target.core}) does not "
+            "have: select an MX target (--target trn3)"
+        )
 
 
 class _PatternFacts:
@@ -677,8 +697,8 @@ def check_ap(
                 f"{role} partitions {ap.partitions_text()} exceed the {PARTITIONS} "
                 f"partitions of {memory.value}"
             )
-        capacity = CAPACITY[memory]
-        where = f"a {capacity}-byte {memory.value} partition"
+        capacity = partition_capacity(memory)
+        where = f"a {capacity}-byte {memory.value} partition of {current_target().name}"
     if low < 0 or high > capacity:
         raise VerifyException(f"{role} touches bytes [{low}, {high}), outside {where}")
     return ap
@@ -1321,6 +1341,7 @@ class MatmultMxOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
+        _needs_mx(self.name)
         check_runtime(self)
         stationary = _mx_data("stationary", self.stationary)
         moving = _mx_data("moving", self.moving)
@@ -1374,6 +1395,7 @@ class QuantizeMxOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
+        _needs_mx(self.name)
         check_runtime(self)
         src = check_ap("src", self.src, SBUF_ONLY)
         if src.dtype not in QUANTIZE_SRC_DTYPES:

@@ -93,19 +93,18 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from mxdsl.targets import current_target
+from mxdsl.targets import DEFAULT_TARGET, current_target
 
 # ----------------------------------------------------------------------------- limits
 
 PMAX = 128
 """Partitions of SBUF and PSUM: dim 0 of an on-chip buffer is at most this."""
-PSUM_PARTITION_BYTES = 16 * 1024
-"""PSUM is 2 MiB = 128 partitions x 16 KiB (8 banks x 2 KiB)."""
-PSUM_BANK_BYTES = 2 * 1024
-SBUF_PARTITION_BYTES = 192 * 1024
-"""SBUF per partition as the project models it (issue 5: 24 MiB = 128 x 192 KiB, the
-capacity lower-nisa-to-bir allocates in; gen4 silicon has 256 KiB). One number for the
-nisa verifiers, the bir verifiers and the allocator."""
+PSUM_PARTITION_BYTES = DEFAULT_TARGET.psum_partition_bytes
+"""The default target's PSUM per partition (trn3: 16 KiB, 8 banks x 2 KiB)."""
+PSUM_BANK_BYTES = DEFAULT_TARGET.psum_bank_bytes
+SBUF_PARTITION_BYTES = DEFAULT_TARGET.sbuf_partition_bytes
+"""The default target's SBUF per partition (trn3: 256 KiB). The verifiers check the
+current target's (:func:`mxdsl.targets.current_target`, ``--target`` on the tools)."""
 MATMUL_STATIONARY_FMAX = 128
 MATMUL_MOVING_FMAX = 512
 """One PSUM bank of f32 (``nl.tile_size.gemm_moving_fmax``)."""

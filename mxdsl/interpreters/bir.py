@@ -133,7 +133,8 @@ def numpy_dtype(dtype: Dtype) -> np.dtype[Any]:
 
 
 class Machine:
-    """One core's on-chip memory: SBUF and PSUM as ``[128, bytes per partition]``.
+    """One core's on-chip memory: SBUF and PSUM as ``[128, bytes per partition]``, the
+    bytes of the current target's partitions (``mxdsl.targets``, ``--target``).
 
     Matmuls are deferred (:meth:`defer`): consecutive PE passes into f32 PSUM tiles that
     share their moving operand run as one :func:`pe_passes_into` batch (one float64
@@ -159,7 +160,7 @@ class Machine:
         allocation and page faults of 34 MiB per core were a third of a MoE run).
         :class:`Region` reads the array anew on every access, so a region made before a
         growth writes to the grown array."""
-        capacity = bir.CAPACITY[memory]
+        capacity = bir.partition_capacity(memory)  # --target's
         need = capacity if used is None else min(capacity, -(-max(used, 1) // _FILL) * _FILL)
         array = self._memories.get(memory)
         width = 0 if array is None else array.shape[1]
@@ -279,7 +280,7 @@ class Region:
     ):
         self.op, self.role, self.ap, self._array, self._core = op, role, ap, array, core
         f = self.f = ap.facts
-        self.capacity = array.shape[1] if core is None else bir.CAPACITY[f.memory]
+        self.capacity = array.shape[1] if core is None else bir.partition_capacity(f.memory)
         self.byte_offset = byte_offset  # run-time bytes added to ``off``
         self.p0 = f.p0 + partition_offset
         if partition_offset:

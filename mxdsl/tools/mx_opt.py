@@ -51,6 +51,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mxdsl import __version__
 from mxdsl.extensions import load_multiverse
+from mxdsl.targets import DEFAULT_TARGET, TARGETS, use_target
 from mxdsl.tools import verify_diagnostics
 from mxdsl.tools.diagnostics import (
     HelpFormatter,
@@ -245,6 +246,7 @@ class MxOptMain(xDSLOptMain):
             "--verify-diagnostics, --parsing-diagnostics and --print-debuginfo, where "
             "mx-opt otherwise answers exactly as xdsl-opt does",
         )
+        _share_target_flag(arg_parser, list(self.available_targets))
         arg_parser.prog = TOOL  # also when main() runs in-process
         arg_parser.formatter_class = HelpFormatter
         # an unambiguous prefix of an option is accepted, as by xdsl-opt (upstream's
@@ -317,6 +319,61 @@ class MxOptMain(xDSLOptMain):
             raise DiagnosticException(format_op_diagnostic(err, self.op_spans)) from None
 
 
+class _TargetAction(argparse.Action):
+    """``-t/--target NAME``: a modelled NeuronCore (``trn3``, ``trn2``: mxdsl/targets.py)
+    sets ``neuron_target``; any other name is xdsl-opt's output target. Given twice, it
+    sets one of each (``--target trn2 --target mlir``). A name that is neither is a usage
+    error listing both kinds."""
+
+    def __init__(self, *args, output_targets: Sequence[str] = (), **kwargs) -> None:  # noqa: ANN002, ANN003
+        super().__init__(*args, **kwargs)
+        self.output_targets = output_targets
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[str] | None,
+        option_string: str | None = None,
+    ) -> None:
+        name = str(values)
+        if name in TARGETS:
+            namespace.neuron_target = name
+            return
+        if name.split("{", 1)[0] not in self.output_targets:
+            parser.error(
+                f"argument -t/--target: invalid choice: '{name}' (a modelled NeuronCore: "
+                f"{', '.join(TARGETS)}; or an output target: {', '.join(self.output_targets)})"
+            )
+        namespace.target = name
+
+
+def _share_target_flag(parser: argparse.ArgumentParser, output_targets: Sequence[str]) -> None:
+    """Make xdsl-opt's ``-t/--target`` also select the modelled NeuronCore
+    (:class:`_TargetAction`); ``neuron_target`` defaults to trn3."""
+    for action in list(parser._actions):  # pyright: ignore[reportPrivateUsage]
+        if action.dest != "target":
+            continue
+        parser._handle_conflict_resolve(  # pyright: ignore[reportPrivateUsage]
+            action, [(option, action) for option in action.option_strings]
+        )
+        break
+    parser.add_argument(
+        "-t",
+        "--target",
+        action=_TargetAction,
+        output_targets=list(output_targets),
+        default="mlir",
+        metavar="TARGET",
+        help=f"the modelled NeuronCore: {' or '.join(TARGETS)} (default "
+        f"{DEFAULT_TARGET.name}; mxdsl/targets.py): the capacities the nisa and bir verifiers "
+        "check, and lower-nisa-to-bir's target unless its target option is given; or the "
+        f"output target: {', '.join(output_targets)} (default mlir). Give it twice to set "
+        "both (--target trn2 --target mlir)",
+    )
+    parser.set_defaults(neuron_target=DEFAULT_TARGET.name)
+
+
 def _unknown_pass_message(name: str) -> str:
     return unknown_pass_message(name)
 
@@ -343,7 +400,8 @@ def _run(argv: Sequence[str] | None) -> int:
         report(TOOL, str(err))
         return 1
     try:
-        tool.run()
+        with use_target(tool.args.neuron_target):  # verifiers and passes read it
+            tool.run()
     except ParseError as err:
         report(TOOL, format_parse_error(err))
         return 1

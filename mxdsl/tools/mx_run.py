@@ -60,6 +60,7 @@ from mxdsl.interpreters import (
     numpy_dtype,
     round_to,
 )
+from mxdsl.targets import DEFAULT_TARGET, TARGETS, use_target
 from mxdsl.tools.diagnostics import (
     TRACEBACK_ENV,
     HelpFormatter,
@@ -425,6 +426,15 @@ def build_arg_parser() -> argparse.ArgumentParser:
         help="refuse a run whose arguments, results and buffers need more than SIZE bytes "
         "(suffix K, M, G; 0: no limit; default: the memory available on this machine)",
     )
+    parser.add_argument(
+        "--target",
+        choices=list(TARGETS),
+        default=DEFAULT_TARGET.name,
+        help="the modelled NeuronCore (mxdsl/targets.py): the capacities the nisa and bir "
+        "verifiers check, the bir interpreter's SBUF / PSUM, and lower-nisa-to-bir's "
+        f"target unless its target option is given (default: {DEFAULT_TARGET.name}; trn2 "
+        "has no MX instructions)",
+    )
     parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
     return parser
 
@@ -653,6 +663,12 @@ def _interpretation_failure(
 
 
 def run(args: argparse.Namespace, stdout: IO[str]) -> None:
+    """Verify, transform and run under ``--target`` (``mxdsl.targets.use_target``)."""
+    with use_target(args.target):
+        _run(args, stdout)
+
+
+def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
     if args.output is not None:
         check_writable(args.output)  # before the run, not after it
     text, name = _read_source(args.input_file)

@@ -209,7 +209,7 @@ def passes_page(passes: dict[str, Callable[[], type[ModulePass]]]) -> str:
         if options:
             lines += ["| option | type | default |", "|---|---|---|"]
             for info in options:
-                expected = info.expected_type.strip("'")
+                expected = info.expected_type.strip("'").replace("|", "\\|")  # in a table
                 default = "" if info.default_value is None else f"`{info.default_value}`"
                 lines.append(f"| `{info.name.replace('_', '-')}` | {expected} | {default} |")
             lines.append("")

@@ -62,7 +62,7 @@ from xdsl.transforms.loop_invariant_code_motion import move_loop_invariant_code
 
 from mxdsl.dialects import bir, nisa
 from mxdsl.dialects.bir import AccessPatternAttr, Dtype, Memory
-from mxdsl.targets import DEFAULT_TARGET, Target, get_target
+from mxdsl.targets import DEFAULT_TARGET, Target, current_target, get_target
 from mxdsl.tools.diagnostics import OpDiagnostic
 
 PASS_NAME = "lower-nisa-to-bir"
@@ -648,14 +648,18 @@ class LowerNisaToBirPass(ModulePass):
 
     name = PASS_NAME
 
-    target: str = DEFAULT_TARGET.name
+    target: str | None = None
+    """``trn3`` / ``trn2``; unset: the tool's ``--target`` (:func:`current_target`)."""
     print_usage: bool = False
 
     def __post_init__(self) -> None:
-        get_target(self.target)  # an unknown name is refused when the pipeline is built
+        if self.target is not None:
+            get_target(self.target)  # an unknown name is refused when the pipeline is built
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lower_nisa_to_bir(op, get_target(self.target), sys.stderr if self.print_usage else None)
+        """The option's target wins over the tool's ``--target``."""
+        target = current_target() if self.target is None else get_target(self.target)
+        lower_nisa_to_bir(op, target, sys.stderr if self.print_usage else None)
 
 
 def lower_nisa_to_bir(

@@ -20,8 +20,9 @@ from mxdsl.kernels.moe_cte import (
     progress_bar,
 )
 from mxdsl.kernels.moe_cte.mx_formats import weight_format
+from mxdsl.kernels.moe_cte.reference import golden as golden_module
 from mxdsl.kernels.moe_cte.reference import make_inputs, moe_cte_mx_golden
-from mxdsl.kernels.moe_cte.reference.golden import PerExpert, moe_cte_golden
+from mxdsl.kernels.moe_cte.reference.golden import PerExpert, moe_cte_golden, relative_error
 from mxdsl.kernels.moe_cte.reference.inputs import expert_weights, golden_options
 from mxdsl.kernels.moe_cte.reference.mx import (
     fake_quantize_hidden,
@@ -94,6 +95,50 @@ def test_a_run_allocates_far_less_than_its_weights():
     assert out.shape == (17, 1024)
     # a copy of the gate/up weights alone would be 64 MiB, 2/3 of them
     assert peak < weight_bytes / 2, peak
+
+
+def test_the_mx_golden_holds_about_one_experts_float32_weights():
+    """The MX golden dequantizes one expert at a time, 512 columns per step, and drops an
+    expert's float32 gate/up weights before making the next: its allocation peak stays
+    below two experts' float32 gate/up weights (a whole-expert unpack took 4.6 of them)."""
+    spec = MoECTESpec(MoECTEImplementation.shard_on_i_mx)
+    sizes = MoECTESizes(2048, 2048, 2, 64, 256, 1)
+    options = MoECTEOptions()
+    inputs = make_mx_inputs(spec, sizes, options, seed=1)
+    expert_bytes = 2048 * 2 * 2048 * 4  # one expert's [H, 2, I] float32
+    tracemalloc.start()
+    try:
+        golden = moe_cte_mx_golden(inputs.arrays, options, active_blocks=inputs.active_blocks)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert np.count_nonzero(golden) > 0
+    assert peak < 2 * expert_bytes, peak
+
+
+def test_relative_error_sums_in_chunks_without_a_float64_copy(monkeypatch):
+    """Chunked float64 sums give the plain formula's value (numpy's norms over whole
+    float64 copies), across chunk boundaries, and allocate less than one float64 copy."""
+    rng = np.random.default_rng(4)
+    reference = rng.standard_normal((4097, 3)).astype(np.float32)
+    result = (reference + 1e-3 * rng.standard_normal((4097, 3))).astype(np.float32)
+    g = reference.astype(np.float64)
+    plain = np.linalg.norm(result.astype(np.float64) - g) / np.linalg.norm(g)
+    monkeypatch.setattr(golden_module, "ERROR_CHUNK_ELEMENTS", 1000)
+    assert abs(relative_error(result, reference) - plain) <= 1e-12 * plain
+    assert relative_error(reference, reference) == 0.0
+    assert relative_error(np.ones(5, np.float32), np.zeros(5, np.float32)) == np.sqrt(5)
+    monkeypatch.undo()
+    big = rng.standard_normal((4096, 1024)).astype(np.float32)  # 16 MiB
+    other = big * np.float32(1.001)
+    tracemalloc.start()
+    try:
+        error = relative_error(big, other)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert abs(error - 0.001 / 1.001) < 1e-6
+    assert peak < big.size * 8, peak  # less than one float64 copy of the [4096, 1024]
 
 
 def test_the_progress_bar_shows_elapsed_time_and_an_eta():

@@ -97,12 +97,13 @@ class MoECTEKernel:
             listeners.append(
                 _Progress(set(self.progress_ops), progress, self.blocks_per_progress_op)
             )
-        run_spmd(
-            lambda ls: make_interpreter(self.module, listeners=[*listeners, *ls]),
-            self.function_name,
-            tuple(values),
-            CORES,
-        )
+        with use_target(self.target):  # a bir kernel's memories are its target's
+            run_spmd(
+                lambda ls: make_interpreter(self.module, listeners=[*listeners, *ls]),
+                self.function_name,
+                tuple(values),
+                CORES,
+            )
         return {a.name: v for a, v in zip(self.arguments, values, strict=True) if a.output}
 
 

@@ -105,7 +105,6 @@ def moe_cte_golden(
     f32 = np.float32
     tokens = hidden_states.shape[0] - 1
     experts, hidden, _, inter = gate_up_proj_weight.shape
-    x_all = hidden_states[:tokens].astype(f32)
     aff = expert_affinities_masked.astype(f32).reshape(tokens + 1, experts)
     routed = routed_pairs(token_position_to_id, block_to_expert, tokens, experts, active_blocks)
     out = np.zeros((tokens, hidden), dtype=f32)
@@ -113,7 +112,7 @@ def moe_cte_golden(
         toks = np.flatnonzero(routed[:, e])
         if toks.size == 0:
             continue
-        x = x_all[toks]
+        x = hidden_states[toks].astype(f32)  # this expert's rows only, not a copy of all
         a = aff[toks, e][:, None]
         if scaling in (
             ExpertAffinityScaleMode.PRE_SCALE,
@@ -122,9 +121,10 @@ def moe_cte_golden(
             x = a * x
         if quantize_hidden is not None:
             x = quantize_hidden(x)
-        w = gate_up_proj_weight[e].astype(f32)
+        w = np.asarray(gate_up_proj_weight[e], dtype=f32)  # a float32 PerExpert: no copy
         gate = x @ w[:, 0, :]
         up = x @ w[:, 1, :]
+        del w  # one expert's float32 weights at a time: free before the next is made
         if gate_up_proj_scale is not None:
             s = gate_up_proj_scale[e].astype(f32).reshape(-1)
             gate = gate * s[:inter]
@@ -141,7 +141,7 @@ def moe_cte_golden(
             post = False
         if quantize_intermediate is not None:
             inter_states = quantize_intermediate(inter_states)
-        h = inter_states @ down_proj_weight[e].astype(f32)
+        h = inter_states @ np.asarray(down_proj_weight[e], dtype=f32)
         if down_proj_scale is not None:
             h = h * down_proj_scale[e].astype(f32).reshape(-1)
         if down_proj_bias is not None:
@@ -159,12 +159,26 @@ def _clamp(x: np.ndarray, limits: tuple[float | None, float | None]) -> np.ndarr
     return np.clip(x, lo, hi)
 
 
+ERROR_CHUNK_ELEMENTS = 1 << 20
+"""Elements per float64 chunk of :func:`relative_error` (8 MiB per temporary)."""
+
+
 def relative_error(result: np.ndarray, reference: np.ndarray) -> float:
-    """Relative Frobenius error ``||result - reference|| / ||reference||``."""
-    r = np.asarray(result, dtype=np.float64)
-    g = np.asarray(reference, dtype=np.float64)
-    denom = float(np.linalg.norm(g))
-    return float(np.linalg.norm(r - g)) / (denom if denom else 1.0)
+    """Relative Frobenius error ``||result - reference|| / ||reference||``, the sums of
+    squares accumulated in float64 over chunks of the flattened arrays (no float64 copy
+    of a whole ``[T, H]`` output)."""
+    r = np.asarray(result).reshape(-1)
+    g = np.asarray(reference).reshape(-1)
+    if r.shape != g.shape:
+        raise ValueError(f"shapes differ: {np.shape(result)} vs {np.shape(reference)}")
+    diff_sq = ref_sq = 0.0
+    for start in range(0, g.size, ERROR_CHUNK_ELEMENTS):
+        gc = g[start : start + ERROR_CHUNK_ELEMENTS].astype(np.float64)
+        dc = r[start : start + ERROR_CHUNK_ELEMENTS].astype(np.float64) - gc
+        diff_sq += float(np.dot(dc, dc))
+        ref_sq += float(np.dot(gc, gc))
+    denom = float(np.sqrt(ref_sq))
+    return float(np.sqrt(diff_sq)) / (denom if denom else 1.0)
 
 
 __all__ = ["activation", "moe_cte_golden", "relative_error", "routed_pairs"]

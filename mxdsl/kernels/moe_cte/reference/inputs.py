@@ -37,14 +37,26 @@ from mxdsl.kernels.moe_cte.spec import (
 from mxdsl.numerics import elementary
 
 
-def expert_weights(seed: int, e: int, hidden: int, inter: int) -> tuple[np.ndarray, np.ndarray]:
-    """Expert ``e``'s dense float32 weights: gate/up ``[H, 2, I]`` ~ N(0, 1/H) and down
-    ``[I, H]`` ~ N(0, 1/I), each from its own seeded stream."""
+def expert_gate_up(seed: int, e: int, hidden: int, inter: int) -> np.ndarray:
+    """Expert ``e``'s dense float32 gate/up weights ``[H, 2, I]`` ~ N(0, 1/H), from the
+    seeded stream ``(seed, 1, e)``."""
     gu = np.random.default_rng((seed, 1, e)).standard_normal((hidden, 2, inter), np.float32)
-    d = np.random.default_rng((seed, 2, e)).standard_normal((inter, hidden), np.float32)
     gu *= np.float32(1.0 / np.sqrt(hidden))
+    return gu
+
+
+def expert_down(seed: int, e: int, hidden: int, inter: int) -> np.ndarray:
+    """Expert ``e``'s dense float32 down weights ``[I, H]`` ~ N(0, 1/I), from the seeded
+    stream ``(seed, 2, e)``."""
+    d = np.random.default_rng((seed, 2, e)).standard_normal((inter, hidden), np.float32)
     d *= np.float32(1.0 / np.sqrt(inter))
-    return gu, d
+    return d
+
+
+def expert_weights(seed: int, e: int, hidden: int, inter: int) -> tuple[np.ndarray, np.ndarray]:
+    """Expert ``e``'s dense float32 weights: :func:`expert_gate_up` and
+    :func:`expert_down`, each from its own seeded stream (either can be drawn alone)."""
+    return expert_gate_up(seed, e, hidden, inter), expert_down(seed, e, hidden, inter)
 
 
 @dataclass
@@ -225,4 +237,12 @@ def golden_options(
     }
 
 
-__all__ = ["MoECTEInputs", "expert_weights", "golden_for", "golden_options", "make_inputs"]
+__all__ = [
+    "MoECTEInputs",
+    "expert_down",
+    "expert_gate_up",
+    "expert_weights",
+    "golden_for",
+    "golden_options",
+    "make_inputs",
+]

@@ -53,7 +53,8 @@ from mxdsl.kernels.moe_cte.reference.independent_mx import (
 )
 from mxdsl.kernels.moe_cte.reference.inputs import (
     MoECTEInputs,
-    expert_weights,
+    expert_down,
+    expert_gate_up,
     golden_options,
     make_inputs,
 )
@@ -129,16 +130,28 @@ def pack_gate_up(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndar
     )
 
 
+def unpack_gate_up_expert(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
+    """One expert's ``[128, 2, kt4, I]`` containers and ``[16, 2, kt4, I]`` scales back to
+    dense float32 ``[H, 2, I]`` (dequantized), 512 I columns of gate or up at a time (the
+    unpack temporaries stay small)."""
+    _, _, kt4, I = words.shape  # noqa: E741
+    H = kt4 * MX_TILE
+    out = np.empty((H, 2, I), np.float32)
+    for g in range(2):
+        for i0 in range(0, I, MX_TILE):
+            i1 = min(i0 + MX_TILE, I)
+            v = _unpack_dequantize(  # t i p q
+                words[:, g, :, i0:i1].transpose(1, 2, 0),
+                scales[:, g, :, i0:i1].transpose(1, 2, 0),
+                wf,
+            )
+            out[:, g, i0:i1] = v.transpose(3, 0, 2, 1).reshape(H, i1 - i0)  # q t p, i
+    return out
+
+
 def unpack_gate_up(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
     """MX gate/up weights back to dense float32 ``[E, H, 2, I]`` (dequantized)."""
-    E, _, _, kt4, I = words.shape  # noqa: E741
-    out = np.empty((E, kt4 * MX_TILE, 2, I), np.float32)
-    for e in range(E):
-        v = _unpack_dequantize(
-            words[e].transpose(1, 2, 3, 0), scales[e].transpose(1, 2, 3, 0), wf
-        )  # g t i p q
-        out[e] = v.transpose(4, 1, 3, 0, 2).reshape(kt4 * MX_TILE, 2, I)
-    return out
+    return np.stack([unpack_gate_up_expert(words[e], scales[e], wf) for e in range(len(words))])
 
 
 def pack_down_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
@@ -167,14 +180,24 @@ def pack_down(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray
     )
 
 
+def unpack_down_expert(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
+    """One expert's ``[128, nt, H]`` containers and ``[16, nt, H]`` scales back to dense
+    float32 ``[I, H]``, one 512-row I tile x 512 H columns at a time."""
+    _, nt, H = words.shape
+    out = np.empty((nt * MX_TILE, H), np.float32)
+    for t in range(nt):
+        for h0 in range(0, H, MX_TILE):
+            h1 = min(h0 + MX_TILE, H)
+            v = _unpack_dequantize(words[:, t, h0:h1].T, scales[:, t, h0:h1].T, wf)  # h p q
+            out[t * MX_TILE : (t + 1) * MX_TILE, h0:h1] = v.transpose(2, 1, 0).reshape(
+                MX_TILE, h1 - h0
+            )
+    return out
+
+
 def unpack_down(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
     """MX down weights back to dense float32 ``[E, I, H]``."""
-    E, _, nt, H = words.shape  # noqa: E741
-    out = np.empty((E, nt * MX_TILE, H), np.float32)
-    for e in range(E):
-        v = _unpack_dequantize(words[e].transpose(1, 2, 0), scales[e].transpose(1, 2, 0), wf)
-        out[e] = v.transpose(0, 3, 2, 1).reshape(nt * MX_TILE, H)  # t q p h
-    return out
+    return np.stack([unpack_down_expert(words[e], scales[e], wf) for e in range(len(words))])
 
 
 # ------------------------------------------------------------ activations
@@ -226,8 +249,8 @@ def moe_cte_mx_golden(
     return moe_cte_golden(  # the weights dequantized one expert at a time
         arrays["hidden_states"],
         arrays["expert_affinities_masked"],
-        PerExpert((E, H, 2, I), lambda e: unpack_gate_up(w_gu[e : e + 1], s_gu[e : e + 1], wf)[0]),
-        PerExpert((E, I, H), lambda e: unpack_down(w_d[e : e + 1], s_d[e : e + 1], wf)[0]),
+        PerExpert((E, H, 2, I), lambda e: unpack_gate_up_expert(w_gu[e], s_gu[e], wf)),
+        PerExpert((E, I, H), lambda e: unpack_down_expert(w_d[e], s_d[e], wf)),
         arrays["token_position_to_id"],
         arrays["block_to_expert"],
         quantize_hidden=fake_quantize_hidden,
@@ -254,9 +277,9 @@ def make_mx_inputs(
 ) -> MoECTEInputs:
     """Routed random inputs for an MX kernel: the bf16 twin's inputs (same routing,
     hidden states, affinities, biases for the same seed) with the twin's dense weights
-    (:func:`expert_weights` in the IO dtype) packed into the MX layouts one expert at a
-    time (:func:`pack_gate_up_expert`, :func:`pack_down_expert`) straight into the
-    kernel's arrays. The dense weights are not kept: ``extra["dense_gate_up"]`` /
+    (:func:`expert_gate_up`, :func:`expert_down` in the IO dtype) packed into the MX
+    layouts one expert at a time (:func:`pack_gate_up_expert`, :func:`pack_down_expert`)
+    straight into the kernel's arrays. The dense weights are not kept: ``extra["dense_gate_up"]`` /
     ``extra["dense_down"]`` are :class:`PerExpert` views that draw an expert again from
     its seed, for the fp32 golden."""
     impl = spec.implementation
@@ -275,16 +298,24 @@ def make_mx_inputs(
     H, I, E = sizes.hidden, sizes.intermediate, sizes.experts  # noqa: E741
     io = DTYPES[options.dtype][1]
 
-    def dense(e: int) -> tuple[np.ndarray, np.ndarray]:
-        gu, d = expert_weights(seed, e, H, I)
-        return gu.astype(io).astype(np.float32), d.astype(io).astype(np.float32)
+    def rounded(w: np.ndarray) -> np.ndarray:
+        """``w`` rounded to the IO dtype, in place (no second float32 copy)."""
+        w[...] = w.astype(io)
+        return w
 
-    for e in range(E):
-        gu, d = dense(e)
-        arrays["gate_up_proj_weight"][e], arrays["gate_up_proj_scale"][e] = pack_gate_up_expert(
-            gu, wf
-        )
-        arrays["down_proj_weight"][e], arrays["down_proj_scale"][e] = pack_down_expert(d, wf)
+    def dense_gate_up(e: int) -> np.ndarray:
+        return rounded(expert_gate_up(seed, e, H, I))
+
+    def dense_down(e: int) -> np.ndarray:
+        return rounded(expert_down(seed, e, H, I))
+
+    for e in range(E):  # one expert's dense weights at a time, one tensor at a time
+        gate_up = pack_gate_up_expert(dense_gate_up(e), wf)
+        arrays["gate_up_proj_weight"][e], arrays["gate_up_proj_scale"][e] = gate_up
+        del gate_up
+        down = pack_down_expert(dense_down(e), wf)
+        arrays["down_proj_weight"][e], arrays["down_proj_scale"][e] = down
+        del down
     active = base.active_blocks
     names = set(args)
     N = sizes.blocks
@@ -303,8 +334,8 @@ def make_mx_inputs(
         base.real_blocks,
         active,
         {
-            "dense_gate_up": PerExpert((E, H, 2, I), lambda e: dense(e)[0]),
-            "dense_down": PerExpert((E, I, H), lambda e: dense(e)[1]),
+            "dense_gate_up": PerExpert((E, H, 2, I), dense_gate_up),
+            "dense_down": PerExpert((E, I, H), dense_down),
         },
     )
 
@@ -357,5 +388,7 @@ __all__ = [
     "pack_gate_up",
     "pack_gate_up_expert",
     "unpack_down",
+    "unpack_down_expert",
     "unpack_gate_up",
+    "unpack_gate_up_expert",
 ]
