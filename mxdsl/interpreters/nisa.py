@@ -499,23 +499,35 @@ class NisaFunctions(InterpreterFunctions):
         if not trips:
             return loop_args
         frame = plan.frame(interpreter._ctx)  # pyright: ignore[reportPrivateUsage]
-        if not plan.read_only:
+        if not plan.has_matmul:
             for i in trips:
                 iv = _int_attr(i, value_type, bitwidth)
                 loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args))
             return loop_args
-        # no on-chip write and no PSUM read: a matmul operand analysed once holds, and an
-        # iteration's matmuls can run together at its end (``_run_passes``)
+        # the body's matmuls are queued and run together (``_run_passes``) at the end of
+        # each iteration and before any op that may write SBUF or PSUM or read PSUM (a
+        # ``_READ_ONLY_OPS`` run leaves the queued operands unchanged); a matmul operand
+        # analysed once holds until such an op runs
         outer = self._operands, self._passes
         self._operands, self._passes = {}, []
         try:
             for i in trips:
                 iv = _int_attr(i, value_type, bitwidth)
-                loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args))
+                loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args), self)
                 self._run_passes()
         finally:
             self._operands, self._passes = outer
         return loop_args
+
+    def _suspend_queue(self) -> None:
+        """Before an op outside ``_READ_ONLY_OPS`` in a queueing loop body: the queued
+        passes run, the operand memo is dropped, and nothing is queued while the op runs
+        (a matmul in a region it runs executes at once)."""
+        self._run_passes()
+        self._operands, self._passes = None, None
+
+    def _resume_queue(self) -> None:
+        self._operands, self._passes = {}, []
 
     @impl(arith.AddiOp)
     def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
@@ -935,7 +947,7 @@ class _LoopPlan:
     op with the slots of its operands and results, and the results that ops nested in
     this body's regions read through the interpreter's scope (``scoped``)."""
 
-    __slots__ = ("n_args", "outer", "read_only", "scoped_args", "size", "steps", "uses_scope")
+    __slots__ = ("has_matmul", "n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
 
     def __init__(self, block: Block) -> None:
         slots: dict[SSAValue, int] = {value: i for i, value in enumerate(block.args)}
@@ -964,11 +976,12 @@ class _LoopPlan:
                 tuple(slots[v] for v in body_op.operands),
                 tuple(slots[v] for v in body_op.results),
                 scoped(body_op.results),
+                not isinstance(body_op, _READ_ONLY_OPS),
             )
             for body_op in block.ops
         )
         self.size = len(slots)
-        self.read_only = all(isinstance(body_op, _READ_ONLY_OPS) for body_op in block.ops)
+        self.has_matmul = any(isinstance(body_op, _MATMUL_OPS) for body_op in block.ops)
 
     def frame(self, scope: ScopedDict[SSAValue, Any]) -> list[Any]:
         """A frame with the enclosing-scope values filled in (looked up once per loop)."""
@@ -977,6 +990,8 @@ class _LoopPlan:
             frame[slot] = scope[value]
         return frame
 
+
+_MATMUL_OPS = (nisa.NcMatmulOp, nisa.NcMatmulMxOp)
 
 _READ_ONLY_OPS = (
     memref.SubviewOp,
@@ -992,10 +1007,10 @@ _READ_ONLY_OPS = (
     scf.YieldOp,
 )
 """Ops that write no SBUF: views, index arithmetic, and the matmuls (they write PSUM,
-and their operands are SBUF tiles). A loop body of only these leaves its matmul
-operands unchanged, so one analysis of an operand (``PeOperand``) serves every pass
-that reads the same view, and, as none of them reads PSUM, an iteration's matmuls can
-run together at its end."""
+and their operands are SBUF tiles). A run of only these leaves its matmul operands
+unchanged, so one analysis of an operand (``PeOperand``) serves every pass that reads
+the same view, and, as none of them reads PSUM, the run's matmuls can run together at
+its end (``NisaFunctions.run_for``)."""
 
 
 def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
@@ -1006,13 +1021,19 @@ def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
 
 
 def _run_loop_body(
-    interpreter: Interpreter, plan: _LoopPlan, frame: list[Any], args: tuple[Any, ...]
+    interpreter: Interpreter,
+    plan: _LoopPlan,
+    frame: list[Any],
+    args: tuple[Any, ...],
+    queue: NisaFunctions | None = None,
 ) -> Any:
     """One iteration of an ``scf.for`` body, as ``interpreter.run_ssacfg_region`` would
     run it (each op's listeners, its registered implementation, errors reported against
     the op as ``Interpreter._run_op`` does), but with operands read from the plan's
     numbered frame instead of the scope chain, and a scope for the body only when an op
-    in it has regions (which read values through the scope)."""
+    in it has regions (which read values through the scope). With ``queue`` (the loop
+    queues its matmuls), its queue is run and suspended around each op outside
+    ``_READ_ONLY_OPS``."""
     frame[: plan.n_args] = args
     parent = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
     local: dict[SSAValue, Any] = {}
@@ -1023,8 +1044,10 @@ def _run_loop_body(
     implementations = interpreter._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
     results: Any = ()
     try:
-        for body_op, operand_slots, result_slots, scoped in plan.steps:
+        for body_op, operand_slots, result_slots, scoped, writes in plan.steps:
             inputs = tuple([frame[slot] for slot in operand_slots])
+            if writes and queue is not None:
+                queue._suspend_queue()  # pyright: ignore[reportPrivateUsage]
             entry = implementations.get(type(body_op))
             if entry is None:  # Interpreter._run_op reports the missing implementation
                 result = interpreter._run_op(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
@@ -1037,6 +1060,8 @@ def _run_loop_body(
                     body_op.emit_error("Error while interpreting op", error)
                 for listener in listeners:
                     listener.did_interpret_op(body_op, result.values)
+            if writes and queue is not None:
+                queue._resume_queue()  # pyright: ignore[reportPrivateUsage]
             values = result.values
             if len(result_slots) != len(values):  # as run_ssacfg_region asserts
                 interpreter.interpreter_assert(
