@@ -72,6 +72,7 @@ from mxdsl.numerics import elementary
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
+    BufferOperands,
     PeOperand,
     PePass,
     mx_matmul_operand,
@@ -478,6 +479,11 @@ class NisaFunctions(IndexFunctions):
         # the matmuls of the current iteration, run together at its end
         self._operands: dict[str, tuple[tuple[Any, ...], PeOperand]] | None = None
         self._passes: list[tuple[np.ndarray, PeOperand, PeOperand, bool]] | None = None
+        # inside a planned loop (``_tracking``), every write is seen (``_before_write``):
+        # the PE operands cut from each buffer (keyed by id; the entry holds the
+        # buffer), each buffer's until a write to it
+        self._tracking = False
+        self._buffers: dict[int, BufferOperands] = {}
 
     # ------------------------------------------------------ scf / arith (index)
 
@@ -487,10 +493,7 @@ class NisaFunctions(IndexFunctions):
         loop_args = tuple(packed)
         value_type = op.lb.type
         bitwidth = interpreter.index_bitwidth
-        known = self._loop_plans.get(id(op))
-        if known is None or known[0] is not op:
-            known = self._loop_plans[id(op)] = (op, _loop_plan(op))
-        plan = known[1]
+        plan = self._plan(op)
         trips = range(lb.value.data, ub.value.data, step.value.data)
         if plan is None:
             for i in trips:
@@ -500,23 +503,109 @@ class NisaFunctions(IndexFunctions):
         if not trips:
             return loop_args
         frame = plan.frame(interpreter._ctx)  # pyright: ignore[reportPrivateUsage]
-        if not plan.read_only:
-            for i in trips:
-                iv = _int_attr(i, value_type, bitwidth)
-                loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args))
-            return loop_args
-        # no on-chip write and no PSUM read: a matmul operand analysed once holds, and an
-        # iteration's matmuls can run together at its end (``_run_passes``)
+        outermost = not self._tracking
+        if outermost:  # what ran before may have written any buffer
+            self._buffers.clear()
+            self._tracking = True
+        try:
+            if not plan.has_matmul:
+                for i in trips:
+                    iv = _int_attr(i, value_type, bitwidth)
+                    loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args), self)
+                return loop_args
+            return self._run_queueing(interpreter, plan, frame, trips, value_type, loop_args)
+        finally:
+            if outermost:
+                self._buffers.clear()
+                self._tracking = False
+
+    def _run_queueing(
+        self,
+        interpreter: Interpreter,
+        plan: _LoopPlan,
+        frame: list[Any],
+        trips: range,
+        value_type: Attribute,
+        loop_args: tuple[Any, ...],
+    ) -> tuple[Any, ...]:
+        """The iterations of a loop whose body holds matmuls: they are queued and run
+        together (``_run_passes``) at the end of each iteration and before any op that
+        may write SBUF or PSUM or read PSUM (a ``_READ_ONLY_OPS`` run leaves the queued
+        operands unchanged); a matmul operand analysed once holds until such an op."""
+        bitwidth = interpreter.index_bitwidth
         outer = self._operands, self._passes
         self._operands, self._passes = {}, []
         try:
             for i in trips:
                 iv = _int_attr(i, value_type, bitwidth)
-                loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args))
+                loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args), self)
                 self._run_passes()
         finally:
             self._operands, self._passes = outer
         return loop_args
+
+    def _before_write(self, op: Operation, inputs: tuple[Any, ...]) -> bool:
+        """Before an op outside ``_READ_ONLY_OPS`` in a planned loop body: the queued
+        passes run, the operand memo is dropped and nothing is queued while the op runs
+        (a matmul in a region it runs executes at once); and the whole-buffer analyses
+        of what it may write are dropped: for a nisa op without regions those of its
+        array operands, otherwise all. The ops an op with regions runs (other than a
+        planned ``scf.for``'s) are not tracked; ``sendrecv`` and ``core_barrier`` let
+        the other cores run. Returns whether the loop was queueing (for
+        ``_after_write``)."""
+        queueing = self._passes is not None
+        if queueing:
+            self._run_passes()
+            self._operands, self._passes = None, None
+        buffers = self._buffers
+        if op.regions:
+            if not (isinstance(op, scf.ForOp) and self._plan(op) is not None):
+                buffers.clear()
+                self._tracking = False
+            return queueing
+        if not buffers:
+            return queueing
+        if op.name.startswith("nisa.") and not isinstance(op, _YIELDING_OPS):
+            for value in inputs:
+                if isinstance(value, np.ndarray):
+                    _drop_buffer(buffers, value)
+            return queueing
+        buffers.clear()
+        return queueing
+
+    def _after_write(self, queueing: bool) -> None:
+        if not self._tracking:  # an untracked region ran: it may have written anything
+            self._buffers.clear()
+            self._tracking = True
+        if queueing:
+            self._operands, self._passes = {}, []
+
+    def _plan(self, op: scf.ForOp) -> _LoopPlan | None:
+        known = self._loop_plans.get(id(op))
+        if known is None or known[0] is not op:
+            known = self._loop_plans[id(op)] = (op, _loop_plan(op))
+        return known[1]
+
+    def _buffer_operand(self, tile: np.ndarray) -> PeOperand:
+        """``tile``'s PE operand (widened as ``to_f32`` then float64 would); inside a
+        planned loop from its buffer's ``BufferOperands``, which holds it (and its
+        widening) until a write to the buffer."""
+        if not self._tracking:
+            return pe_operand(tile, _as_f64)
+        root = tile
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root.base is not None or root is tile:
+            return pe_operand(tile, _as_f64)
+        buffer = self._buffers.get(id(root))
+        if buffer is None:
+            if not BufferOperands.supports(root):
+                return pe_operand(tile, _as_f64)
+            buffer = self._buffers[id(root)] = BufferOperands(root, _as_f64)
+        columns = buffer.columns_of(tile)
+        if columns is None:
+            return pe_operand(tile, _as_f64)
+        return buffer.operand(tile, columns)
 
     # arith.addi / subi / muli and the other scalar integer ops: IndexFunctions
 
@@ -680,8 +769,8 @@ class NisaFunctions(IndexFunctions):
         dst, stationary, moving = args
         # [K, M]^T x [K, N], one PE pass (mxdsl.numerics.matmul), each operand widened to
         # float64 exactly (as to_f32 then float64 would), zero token columns skipped
-        lhs = self._operand("stationary", (stationary,), lambda: pe_operand(stationary, _as_f64))
-        rhs = self._operand("moving", (moving,), lambda: pe_operand(moving, _as_f64))
+        lhs = self._operand("stationary", (stationary,), lambda: self._buffer_operand(stationary))
+        rhs = self._operand("moving", (moving,), lambda: self._buffer_operand(moving))
         self._pass(dst, lhs, rhs, op.accumulate is not None)
         return ()
 
@@ -704,9 +793,12 @@ class NisaFunctions(IndexFunctions):
         return ()
 
     def _pass(self, dst: np.ndarray, lhs: PeOperand, rhs: PeOperand, accumulate: bool) -> None:
-        """One PE pass into ``dst``: now, or inside a read-only loop queued until the end
-        of the iteration (nothing in it reads PSUM, and the operands are analysed, i.e.
-        copied, already)."""
+        """One PE pass into ``dst``: now, or inside a queueing loop (``_run_queueing``)
+        queued until the end of the iteration or the next op that may write or read
+        PSUM. A PSUM tile is no PE operand, but should a program read one, the analysis
+        of its buffer is dropped."""
+        if self._buffers:
+            _drop_buffer(self._buffers, dst)
         if self._passes is None:
             _matmul_into(dst, lhs, rhs, accumulate)
             return
@@ -929,7 +1021,7 @@ class _LoopPlan:
     op with the slots of its operands and results, and the results that ops nested in
     this body's regions read through the interpreter's scope (``scoped``)."""
 
-    __slots__ = ("n_args", "outer", "read_only", "scoped_args", "size", "steps", "uses_scope")
+    __slots__ = ("has_matmul", "n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
 
     def __init__(self, block: Block) -> None:
         slots: dict[SSAValue, int] = {value: i for i, value in enumerate(block.args)}
@@ -958,11 +1050,12 @@ class _LoopPlan:
                 tuple(slots[v] for v in body_op.operands),
                 tuple(slots[v] for v in body_op.results),
                 scoped(body_op.results),
+                not isinstance(body_op, _READ_ONLY_OPS),
             )
             for body_op in block.ops
         )
         self.size = len(slots)
-        self.read_only = all(isinstance(body_op, _READ_ONLY_OPS) for body_op in block.ops)
+        self.has_matmul = any(isinstance(body_op, _MATMUL_OPS) for body_op in block.ops)
 
     def frame(self, scope: ScopedDict[SSAValue, Any]) -> list[Any]:
         """A frame with the enclosing-scope values filled in (looked up once per loop)."""
@@ -971,6 +1064,8 @@ class _LoopPlan:
             frame[slot] = scope[value]
         return frame
 
+
+_MATMUL_OPS = (nisa.NcMatmulOp, nisa.NcMatmulMxOp)
 
 _READ_ONLY_OPS = (
     memref.SubviewOp,
@@ -986,10 +1081,26 @@ _READ_ONLY_OPS = (
     scf.YieldOp,
 )
 """Ops that write no SBUF: views, index arithmetic, and the matmuls (they write PSUM,
-and their operands are SBUF tiles). A loop body of only these leaves its matmul
-operands unchanged, so one analysis of an operand (``PeOperand``) serves every pass
-that reads the same view, and, as none of them reads PSUM, an iteration's matmuls can
-run together at its end."""
+and their operands are SBUF tiles). A run of only these leaves its matmul operands
+unchanged, so one analysis of an operand (``PeOperand``) serves every pass that reads
+the same view, and, as none of them reads PSUM, the run's matmuls can run together at
+its end (``NisaFunctions.run_for``)."""
+
+
+_YIELDING_OPS = (nisa.SendRecvOp, nisa.CoreBarrierOp)
+"""Ops during which the other cores run (and may write any shared buffer)."""
+
+
+def _drop_buffer(buffers: dict[int, BufferOperands], array: np.ndarray) -> None:
+    """Drop the analysis of the buffer ``array`` views; all of them when its memory is
+    not an array's own (another array may view it unseen)."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.base is not None:
+        buffers.clear()
+        return
+    buffers.pop(id(root), None)
 
 
 def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
@@ -1000,13 +1111,18 @@ def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
 
 
 def _run_loop_body(
-    interpreter: Interpreter, plan: _LoopPlan, frame: list[Any], args: tuple[Any, ...]
+    interpreter: Interpreter,
+    plan: _LoopPlan,
+    frame: list[Any],
+    args: tuple[Any, ...],
+    functions: NisaFunctions | None = None,
 ) -> Any:
     """One iteration of an ``scf.for`` body, as ``interpreter.run_ssacfg_region`` would
     run it (each op's listeners, its registered implementation, errors reported against
     the op as ``Interpreter._run_op`` does), but with operands read from the plan's
     numbered frame instead of the scope chain, and a scope for the body only when an op
-    in it has regions (which read values through the scope)."""
+    in it has regions (which read values through the scope). ``functions`` is told of each
+    op outside ``_READ_ONLY_OPS`` before and after it runs (``_before_write``)."""
     frame[: plan.n_args] = args
     parent = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
     local: dict[SSAValue, Any] = {}
@@ -1016,9 +1132,12 @@ def _run_loop_body(
     listeners = interpreter.listeners
     implementations = interpreter._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
     results: Any = ()
+    queueing = False
     try:
-        for body_op, operand_slots, result_slots, scoped in plan.steps:
+        for body_op, operand_slots, result_slots, scoped, writes in plan.steps:
             inputs = tuple([frame[slot] for slot in operand_slots])
+            if writes and functions is not None:
+                queueing = functions._before_write(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
             entry = implementations.get(type(body_op))
             if entry is None:  # Interpreter._run_op reports the missing implementation
                 result = interpreter._run_op(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
@@ -1031,6 +1150,8 @@ def _run_loop_body(
                     body_op.emit_error("Error while interpreting op", error)
                 for listener in listeners:
                     listener.did_interpret_op(body_op, result.values)
+            if writes and functions is not None:
+                functions._after_write(queueing)  # pyright: ignore[reportPrivateUsage]
             values = result.values
             if len(result_slots) != len(values):  # as run_ssacfg_region asserts
                 interpreter.interpreter_assert(

@@ -215,6 +215,98 @@ def pe_operand(
     return PeOperand(tile, widen, columns, zero_columns, precision)
 
 
+class BufferOperands:
+    """PE operands cut from one buffer (``docs/numerics.md``, "The PE pass and PSUM"):
+    for a C-contiguous ``root`` ``[P, ...]`` of a bfloat16 / float32 / float16 dtype,
+    seen as ``[P, F]``, :meth:`operand` gives a 2-D view of it that spans all ``P`` rows
+    (a tile of partitions x free elements) the same :class:`PeOperand` as
+    :func:`pe_operand`, bit for bit, and the same object again for the same columns
+    (its widening done once). Once the tiles asked for add up to half the buffer, the
+    columns' nonzero and finite flags and :func:`~mxdsl.numerics.exact.quick_column_bits`
+    come from one analysis of the whole buffer (before that each tile is analysed
+    alone: a buffer dropped after each of a few small reads is never analysed whole).
+    Valid while the buffer is unchanged: the caller drops it on a write."""
+
+    __slots__ = ("_finite", "_nonzero", "_quick", "asked", "flat", "operands", "root", "widen")
+
+    def __init__(self, root: np.ndarray, widen: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.root = root
+        self.flat = root.reshape(root.shape[0], -1)
+        self.widen = widen
+        self.asked = 0
+        self.operands: dict[tuple[int, int, int], PeOperand] = {}
+        self._nonzero: np.ndarray | None = None
+        self._finite: np.ndarray | None = None
+        self._quick: ColumnBits | None = None
+
+    @staticmethod
+    def supports(root: np.ndarray) -> bool:
+        """Whether ``root`` can be analysed as a whole: C-contiguous, at least 2-D, of a
+        dtype with magnitude and exponent masks and a quick bound."""
+        return (
+            root.ndim >= 2
+            and root.flags.c_contiguous
+            and root.dtype in _EXPONENT_BITS
+            and root.dtype in _MAGNITUDE_BITS
+        )
+
+    def columns_of(self, tile: np.ndarray) -> slice | None:
+        """The ``[P, F]`` columns a 2-D view ``tile`` of the buffer reads, when it spans
+        all ``P`` rows with the buffer's row stride; else ``None``."""
+        flat = self.flat
+        if tile.ndim != 2 or tile.dtype != flat.dtype or tile.shape[0] != flat.shape[0]:
+            return None
+        if tile.strides[0] != flat.strides[0] and tile.shape[0] > 1:
+            return None
+        itemsize = flat.itemsize
+        offset = tile.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+        step = tile.strides[1] if tile.shape[1] > 1 else itemsize
+        if offset < 0 or offset % itemsize or step <= 0 or step % itemsize:
+            return None
+        start, step = offset // itemsize, step // itemsize
+        stop = start + (tile.shape[1] - 1) * step + 1
+        if stop > flat.shape[1]:
+            return None
+        return slice(start, stop, step)
+
+    def operand(self, tile: np.ndarray, columns: slice) -> PeOperand:
+        """The :class:`PeOperand` of ``tile`` (its buffer columns ``columns``, from
+        :meth:`columns_of`)."""
+        key = (columns.start, columns.stop, columns.step)
+        known = self.operands.get(key)
+        if known is not None:
+            return known
+        self.asked += tile.size
+        if 2 * self.asked < self.flat.size:
+            operand = self.operands[key] = pe_operand(tile, self.widen)
+            return operand
+        nonzero_columns, finite_columns = self._nonzero, self._finite
+        if nonzero_columns is None or finite_columns is None:
+            word, magnitude = _MAGNITUDE_BITS[self.flat.dtype]
+            ored = np.bitwise_or.reduce(self.flat.view(word), axis=0)
+            nonzero_columns = (ored & magnitude) != 0
+            word, exponent = _EXPONENT_BITS[self.flat.dtype]
+            special = (self.flat.view(word) & exponent) == exponent
+            finite_columns = ~special.any(axis=0)
+            self._nonzero, self._finite = nonzero_columns, finite_columns
+            self._quick = quick_column_bits(self.flat)
+        nonzero, zero = _split(nonzero_columns[columns])
+        operand = self.operands[key] = PeOperand(tile, self.widen, nonzero, zero)
+        cache = operand.__dict__  # the cached properties, from the buffer's
+        cache["finite"] = bool(finite_columns[columns].all())
+        if self._quick is not None:
+            cache["quick_bits"] = self._quick.take(_compose(columns, nonzero))
+        return operand
+
+
+def _compose(outer: slice, inner: slice | np.ndarray) -> slice | np.ndarray:
+    """``outer`` then ``inner``: the buffer columns of a tile's selected columns."""
+    if isinstance(inner, slice):
+        start = outer.start + inner.start * outer.step
+        return slice(start, start + (inner.stop - inner.start) * outer.step, outer.step)
+    return outer.start + inner * outer.step
+
+
 @dataclass(frozen=True)
 class PePass:
     """One pass of a :func:`pe_passes_into` batch: ``dst (=|+=) stationary^T @ moving``

@@ -264,3 +264,69 @@ def test_batched_loop_passes_are_exact_on_adversarial_data() -> None:
         assert np.array_equal(out[round_, 0].view(np.uint32), gate.view(np.uint32))
         assert np.array_equal(out[round_, 1].view(np.uint32), up.view(np.uint32))
         tokens = tokens * 2.0
+
+
+W2 = "memref<3x8x3x2x4xf32, #nisa.mem<hbm>>"
+W2_T = "memref<8x2x4xf32, strided<[24, 4, 1], offset: ?>, #nisa.mem<hbm>>"
+W_K = f"memref<8x2x4xf32, strided<[24, 4, 1], offset: ?>, {SB}>"
+REWRITTEN = f"""
+func.func @main(%x_h: memref<8x3x16xf32, #nisa.mem<hbm>>,
+                %w_h: memref<8x3x2x4xf32, #nisa.mem<hbm>>, %w2: {W2}, %out: {OUT}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %yes = arith.constant true
+  %two = arith.constant 2.0 : f32
+{LOAD_X_W}  %gate = memref.alloc() : {ACC}
+  %staged = memref.alloc() : {SB_ACC}
+  nisa.memset %gate, 0.000000e+00 : {ACC}
+  scf.for %round = %c0 to %c2 step %c1 {{
+    scf.for %k = %c0 to %c3 step %c1 {{
+      %mv = memref.subview %x[0, %k, 0] [8, 1, 16] [1, 1, 1] : {X_T} to {MV}
+      %sg = memref.subview %w[0, %k, 0, 0] [8, 1, 1, 4] [1, 1, 1, 1] : {W_T} to {ST}
+      nisa.nc_matmul %gate, %sg, %mv accumulate : {ACC}, {ST}, {MV}
+      %su = memref.subview %w[0, %k, 1, 0] [8, 1, 1, 4] [1, 1, 1, 1] : {W_T} to {ST}
+      nisa.nc_matmul %gate, %su, %mv accumulate : {ACC}, {ST}, {MV}
+    }}
+    %dg = memref.subview %out[%round, 0, 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : {OUT} to {OUT_T}
+    nisa.tensor_copy %staged, %gate : {SB_ACC}, {ACC}
+    nisa.dma_copy %dg, %staged : {OUT_T}, {SB_ACC}
+    scf.if %yes {{
+      nisa.tensor_scalar %x, %x, multiply %two : {X_T}, {X_T}, f32
+    }}
+    scf.for %k = %c0 to %c3 step %c1 {{
+      %s = memref.subview %w2[%round, 0, %k, 0, 0] [1, 8, 1, 2, 4] [1, 1, 1, 1, 1] : {W2} to {W2_T}
+      %dst = memref.subview %w[0, %k, 0, 0] [8, 1, 2, 4] [1, 1, 1, 1] : {W_T} to {W_K}
+      nisa.dma_copy %dst, %s : {W_K}, {W2_T}
+    }}
+  }}
+  func.return
+}}
+"""
+
+
+def test_tiles_rewritten_between_reads_are_read_anew() -> None:
+    """PE operands are kept per buffer while it is unchanged: here the token buffer is
+    rewritten inside an ``scf.if`` (a region the loop runs without tracking its ops) and
+    the weight buffer by a nested loop's DMAs between the rounds' matmuls; each round
+    must read the new values (checked against pe_pass on numpy copies)."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((8, 3, 16)).astype(np.float32)
+    x[:, :, 13:] = 0.0
+    w = rng.standard_normal((8, 3, 2, 4)).astype(np.float32)
+    w2 = rng.standard_normal((3, 8, 3, 2, 4)).astype(np.float32)
+    out = np.zeros((2, 2, 4, 16), dtype=np.float32)
+    ctx = _context()
+    module, _ = parse_located(ctx, REWRITTEN, "rewritten.mlir")
+    module.verify()
+    make_interpreter(module, ctx).call_op("main", (x.copy(), w.copy(), w2, out))
+    gate = np.zeros((4, 16), np.float32)
+    tokens, weights = x.copy(), w.copy()
+    for round_ in range(2):
+        for k in range(3):
+            gate = gate + pe_pass(weights[:, k, 0, :].T, tokens[:, k, :])
+            gate = gate + pe_pass(weights[:, k, 1, :].T, tokens[:, k, :])
+        assert np.array_equal(out[round_, 0].view(np.uint32), gate.view(np.uint32)), round_
+        tokens = tokens * np.float32(2.0)
+        weights = w2[round_].copy()

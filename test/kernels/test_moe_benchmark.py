@@ -26,22 +26,31 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
     )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
+    assert "load average: " in lines[0]
     assert lines[1].split() == [
-        "variant", "N", "B", "kernel", "s", "golden", "s", "ratio", "rel", "err",
-        "PE", "floor", "s", "floor/golden", "kernel/floor", "exact-path", "outputs",
+        "variant", "N", "B", "kernel_s", "floor_s", "kernel/floor", "golden_s",
+        "kernel/golden", "floor/golden", "cpu_kernel_s", "cpu_floor_s", "cpu_kernel/floor",
+        "cpu_golden_s", "cpu_kernel/golden", "rel_err", "exact-path/outputs",
     ]  # fmt: skip
-    rows = [line.split() for line in lines[2:]]
+    rows = [line.split() for line in lines[2:-1]]
+    assert lines[-1].startswith("load average at the end: ")
     assert [row[0] for row in rows] == variants
-    for name, _, _, kernel, golden, ratio, error, floor, floor_ratio, over_floor, exact in rows:
+    for row in rows:
+        name, _, _, kernel, floor, over_floor, golden, ratio, floor_ratio, *cpu = row
+        cpu_kernel, cpu_floor, cpu_over_floor, cpu_golden, cpu_ratio, error, exact = cpu
         assert float(error) < 1e-2, name
         exact_outputs, pe_outputs = (int(n) for n in exact.split("/"))
         assert 0 <= exact_outputs <= pe_outputs, name
         assert pe_outputs > 0, name
         k, g, f = float(kernel), float(golden), float(floor)
         assert min(k, g, f) > 0, name
+        assert _printed_ratio(over_floor, k, 0.005, f, 0.0005), name
         assert _printed_ratio(ratio, k, 0.005, g, 0.0005), name
         assert _printed_ratio(floor_ratio, f, 0.0005, g, 0.0005), name
-        assert _printed_ratio(over_floor, k, 0.005, f, 0.0005), name
+        k, g, f = float(cpu_kernel), float(cpu_golden), float(cpu_floor)
+        assert min(k, g, f) > 0, name
+        assert _printed_ratio(cpu_over_floor, k, 0.005, f, 0.0005), name
+        assert _printed_ratio(cpu_ratio, k, 0.005, g, 0.0005), name
 
 
 def _printed_ratio(printed: str, num: float, num_error: float, den: float, den_error: float):
