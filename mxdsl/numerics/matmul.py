@@ -381,22 +381,30 @@ def _row_bits(stationaries: Sequence[PeOperand], lhs: np.ndarray) -> ColumnBits:
     which the stack already holds as they are) through ``lhs`` itself: one
     :func:`quick_column_bits` instead of one per stationary, when they share a dtype and
     precision and have not been analysed already."""
-    first = stationaries[0]
-    separate = len(stationaries) == 1 or all("quick_bits" in s.__dict__ for s in stationaries)
-    if separate or any(
-        s.tile.dtype != first.tile.dtype or s.precision != first.precision for s in stationaries
-    ):
-        return ColumnBits.concatenate([s.quick_bits for s in stationaries])
-    if first.tile.dtype == np.float64:
-        stacked = lhs
-    elif first.tile.dtype.itemsize <= 2:
-        stacked = np.concatenate([s.tile[:, s.columns] for s in stationaries], axis=1)
-    else:
-        return ColumnBits.concatenate([s.quick_bits for s in stationaries])
-    bits = quick_column_bits(stacked, first.precision)
+    stacked = _stacked_narrow(stationaries, lhs)
+    bits = None if stacked is None else quick_column_bits(stacked, stationaries[0].precision)
     if bits is None:
         return ColumnBits.concatenate([s.quick_bits for s in stationaries])
     return bits
+
+
+def _stacked_narrow(stationaries: Sequence[PeOperand], lhs: np.ndarray) -> np.ndarray | None:
+    """The stationaries' nonzero columns side by side in their own dtype, for
+    :func:`_row_bits`; ``None`` where reading them one by one is as cheap or they cannot
+    be read together (one stationary, all analysed already, mixed dtypes or precisions,
+    32-bit tiles)."""
+    first = stationaries[0]
+    if len(stationaries) == 1 or all("quick_bits" in s.__dict__ for s in stationaries):
+        return None
+    if any(
+        s.tile.dtype != first.tile.dtype or s.precision != first.precision for s in stationaries
+    ):
+        return None
+    if first.tile.dtype == np.float64:
+        return lhs
+    if first.tile.dtype.itemsize <= 2:
+        return np.concatenate([s.tile[:, s.columns] for s in stationaries], axis=1)
+    return None
 
 
 def _unskipped_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
