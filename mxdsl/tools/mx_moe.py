@@ -61,6 +61,7 @@ from mxdsl.kernels.moe_cte import (  # noqa: E402
     progress_bar,
     signature_text,
 )
+from mxdsl.kernels.moe_cte.dispatch import clock_text  # noqa: E402
 from mxdsl.kernels.moe_cte.reference import (  # noqa: E402
     golden_for,
     make_inputs,
@@ -579,7 +580,8 @@ def make_progress(
     total: float, stream: IO[str] | None = None, label: str = "blocks"
 ) -> Callable[[float], None]:
     """Progress over ``total`` blocks on ``stream`` (stderr): a bar redrawn in place on a
-    terminal; otherwise a plain line every PROGRESS_INTERVAL seconds and one at the end."""
+    terminal; otherwise a plain line every PROGRESS_INTERVAL seconds and one at the end.
+    Both give the time left while the run is under way (elapsed / done x left)."""
     out = sys.stderr if stream is None else stream
     if out.isatty():
         return progress_bar(total, out)
@@ -593,7 +595,9 @@ def make_progress(
             return
         state["last"], state["done"] = now, finished
         share = f" ({100 * done / total:.0f}%)" if total else ""
-        out.write(f"{label} {int(done)}/{int(total)}{share} after {now - start:.1f} s\n")
+        elapsed = now - start
+        left = f", ETA {clock_text(elapsed / done * (total - done))}" if 0 < done < total else ""
+        out.write(f"{label} {int(done)}/{int(total)}{share} after {elapsed:.1f} s{left}\n")
         out.flush()
 
     return report

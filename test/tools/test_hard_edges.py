@@ -339,7 +339,9 @@ def test_17_progress_is_a_bar_on_a_terminal_and_plain_lines_otherwise(monkeypatc
     for done in (1, 2, 3, 4):
         progress(done)
     # 1 s: too soon; 12 s: a line; 13 s: too soon; the end: a line
-    assert log.getvalue() == "blocks 2/4 (50%) after 12.0 s\nblocks 4/4 (100%) after 30.0 s\n"
+    assert log.getvalue() == (
+        "blocks 2/4 (50%) after 12.0 s, ETA 0:12\nblocks 4/4 (100%) after 30.0 s\n"
+    )
     assert "\r" not in log.getvalue()
     terminal = _Terminal()
     bar = mx_moe.make_progress(4, terminal)

@@ -286,9 +286,9 @@ def progress_bar(total: float, stream: Any = None) -> Callable[[float], None]:
         filled = int(width * min(n, total) / total) if total else width
         end = "\n" if n >= total else ""
         elapsed = time.monotonic() - state["start"]
-        timing = f" {_clock(elapsed)}"
+        timing = f" {clock_text(elapsed)}"
         if 0 < n < total:
-            timing += f", ETA {_clock(elapsed / n * (total - n))}"
+            timing += f", ETA {clock_text(elapsed / n * (total - n))}"
         out.write(
             f"\rblocks [{'#' * filled}{'.' * (width - filled)}] {n}/{int(total)}{timing}{end}"
         )
@@ -297,7 +297,7 @@ def progress_bar(total: float, stream: Any = None) -> Callable[[float], None]:
     return report
 
 
-def _clock(seconds: float) -> str:
+def clock_text(seconds: float) -> str:
     """``m:ss`` (or ``h:mm:ss``)."""
     s = int(seconds + 0.5)
     h, rest = divmod(s, 3600)
