@@ -35,6 +35,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import itertools  # noqa: E402
 import math  # noqa: E402
+import resource  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
@@ -568,6 +569,13 @@ def check_memory(kernel, args: argparse.Namespace, label: str = "") -> int:  # n
     return needed
 
 
+def peak_resident_bytes() -> int:
+    """This process's peak resident set size so far (``getrusage``: kilobytes on Linux,
+    bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
 def _gib(size: int) -> str:
     return f"{size / (1 << 30):.3g} GiB"
 
@@ -625,6 +633,8 @@ class Checked:
     tolerance: float
     kernel_time: float
     golden_time: float
+    kernel_cpu: float  # process CPU time (every thread), beside the wall times above
+    golden_cpu: float
 
     @property
     def ok(self) -> bool:
@@ -634,20 +644,22 @@ class Checked:
 def check(kernel, inputs, progress) -> Checked:  # noqa: ANN001
     """Run ``kernel`` on 2 simulated cores and its golden on ``inputs``, both timed."""
     spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     outputs = kernel.run(inputs.arrays, progress)
-    kernel_time = time.perf_counter() - start
-    start = time.perf_counter()
+    kernel_time, kernel_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    start, start_cpu = time.perf_counter(), time.process_time()
     is_mx = spec.implementation.is_mx
     golden = (mx_golden_for if is_mx else golden_for)(spec, sizes, options, inputs)
-    golden_time = time.perf_counter() - start
+    golden_time, golden_cpu = time.perf_counter() - start, time.process_time() - start_cpu
     result = outputs["output"]
     if result.ndim == 3:  # plane 0 holds the sum: [T+1, 2, H] (bf16), [2, T+1, H] (MX)
         result = result[0] if is_mx else result[:, 0, :]
     result = result[: sizes.tokens].astype(np.float32)
     error = relative_error(result, golden)
     tolerance = TOLERANCE["mx" if is_mx else options.dtype]
-    return Checked(outputs, golden, result, error, tolerance, kernel_time, golden_time)
+    return Checked(
+        outputs, golden, result, error, tolerance, kernel_time, golden_time, kernel_cpu, golden_cpu
+    )
 
 
 def run(args: argparse.Namespace, stdout: IO[str]) -> None:
@@ -677,6 +689,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
             stdout.write(text.decode("utf-8"))
         return
     needed = check_memory(kernel, args)
+    start, start_cpu = time.perf_counter(), time.process_time()
     if needed > NOTE_MEMORY:
         report(TOOL, f"this run needs about {_gib(needed)} of memory", kind="note")
     inputs = seeded_inputs(kernel, args)
@@ -707,10 +720,26 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         f"{checked.tolerance:g}: {verdict})",
         file=stdout,
     )
-    print(f"kernel time (interpreter, 2 cores): {checked.kernel_time:.3f} s", file=stdout)
-    print(f"golden time (numpy): {checked.golden_time:.3f} s", file=stdout)
+    print(
+        f"kernel time (interpreter, 2 cores): {checked.kernel_time:.3f} s "
+        f"(CPU {checked.kernel_cpu:.1f} s)",
+        file=stdout,
+    )
+    print(
+        f"golden time (numpy): {checked.golden_time:.3f} s (CPU {checked.golden_cpu:.1f} s)",
+        file=stdout,
+    )
     ratio = checked.kernel_time / max(checked.golden_time, 1e-9)
     print(f"ratio kernel / golden: {ratio:.2f}", file=stdout)
+    wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    arguments = run_memory(kernel)[1]
+    peak = peak_resident_bytes()
+    print(
+        f"run in all (inputs, kernel, goldens): {wall:.1f} s wall, {cpu:.1f} s CPU; peak "
+        f"resident memory {_gib(peak)}, {peak / max(arguments, 1):.2f} x the HBM "
+        f"arguments ({_gib(arguments)})",
+        file=stdout,
+    )
     if args.output:
         arrays = {"golden": checked.golden}
         arrays.update({k: np.asarray(v, dtype=np.float32) for k, v in checked.outputs.items()})

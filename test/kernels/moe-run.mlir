@@ -17,8 +17,10 @@
 // RESULT: shard_on_i: H=512 I=256 E=4 T=100 B=256 TopK=2 N=4 dtype=bf16 activation=gelu scaling=pre_scale
 // RESULT-NEXT: footprint: peak bytes per partition on trn3: SBUF {{[0-9]+}} of 262144 ({{.*}}%), PSUM {{[0-9]+}} of 16384 ({{.*}}%)
 // RESULT-NEXT: relative error (Frobenius) vs the golden: {{.*}} (tolerance 0.01: ok)
-// RESULT-NEXT: kernel time (interpreter, 2 cores): {{.*}} s
-// RESULT-NEXT: golden time (numpy): {{.*}} s
+// RESULT-NEXT: kernel time (interpreter, 2 cores): {{[0-9.]+}} s (CPU {{[0-9.]+}} s)
+// RESULT-NEXT: golden time (numpy): {{[0-9.]+}} s (CPU {{[0-9.]+}} s)
+// RESULT-NEXT: ratio kernel / golden: {{[0-9.]+}}
+// RESULT-NEXT: run in all (inputs, kernel, goldens): {{[0-9.]+}} s wall, {{[0-9.]+}} s CPU; peak resident memory {{[0-9.]+}} GiB, {{[0-9.]+}} x the HBM arguments ({{[0-9.e-]+}} GiB)
 
 // FP32: relative error (Frobenius) vs the golden: {{.*}}e-0{{[6-9]}} (tolerance 1e-05: ok)
 // stderr is not a terminal here: no bar, one plain line at the end

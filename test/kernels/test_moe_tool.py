@@ -4,9 +4,11 @@ sizes/options are refused before any work."""
 from __future__ import annotations
 
 import io
+import re
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 from mxdsl.kernels.moe_cte import (
     MoECTEImplementation,
@@ -49,6 +51,16 @@ def test_run_reports_error_and_times():
     assert "tolerance 0.01: ok" in text
     assert "kernel time" in text
     assert "golden time" in text
+    # the run's totals: peak resident memory against the HBM arguments, ratio consistent
+    found = re.search(
+        r"peak resident memory ([0-9.e+-]+) GiB, ([0-9.]+) x "
+        r"the HBM arguments \(([0-9.e+-]+) GiB\)",
+        text,
+    )
+    assert found is not None
+    peak, ratio, arguments = (float(g) for g in found.groups())
+    assert peak > 0.05  # at least the interpreter and numpy are resident
+    assert ratio == pytest.approx(peak / arguments, rel=1e-2)
 
 
 def test_errors_before_work(capsys):
