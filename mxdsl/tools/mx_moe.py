@@ -542,7 +542,7 @@ def run_memory(kernel) -> tuple[int, int]:  # noqa: ANN001
     once (the interpreter reads them in place), the reference side's working set — one
     expert's float32 weights with their unpack / packing temporaries (6 x), the float32
     ``[T, H]`` arrays of the goldens and the result (5 x) — and the fixed part
-    (issue 16's measurements: docs/moe-cte.md, "Memory at nkilib's largest size")."""
+    (issue 16's measurements: docs/moe-cte.md, "Memory and time at nkilib's largest size")."""
     args = sum(math.prod(a.shape) * a.numpy_dtype.itemsize for a in kernel.arguments)
     sizes = kernel.sizes
     expert = 3 * sizes.hidden * sizes.intermediate * 4
