@@ -63,6 +63,20 @@ def test_run_reports_error_and_times():
     assert ratio == pytest.approx(peak / arguments, rel=1e-2)
 
 
+def test_goldens_use_every_core_for_blas_unless_the_user_chose():
+    from threadpoolctl import threadpool_info
+
+    def blas_threads() -> set[int]:
+        return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+    with mx_moe.golden_blas_threads():
+        inside = blas_threads()
+    if mx_moe.USER_CHOSE_BLAS_THREADS:
+        assert inside == blas_threads()
+    else:
+        assert inside == {mx_moe.usable_cores()}
+
+
 def test_errors_before_work(capsys):
     assert mx_moe.main(["run", "--intermediate", "100"]) == 1
     assert "I = 100 must be a positive multiple of 16" in capsys.readouterr().err
