@@ -245,18 +245,42 @@ def uncertified(rows: ColumnBits, columns: ColumnBits) -> np.ndarray:
 def uncertified_outputs(rows: ColumnBits, columns: ColumnBits) -> tuple[np.ndarray, ...]:
     """The indices of :func:`uncertified`'s True entries. For one pass (1-D bits) only
     the rows failing against the widest column and the columns failing against the
-    widest row are compared pairwise, so a few wide rows or columns cost O(M + N) plus
-    their own cross product."""
+    widest row are compared, so a few wide rows or columns cost O(M + N) plus their own
+    pairs (:func:`failing_pairs`)."""
     if rows.top.ndim != 1 or columns.top.ndim != 1:
         return np.nonzero(uncertified(rows, columns))
     limit = FLOAT64_BITS - 2 - min(rows.log, columns.log)
-    (wide_rows,) = np.nonzero(rows.width > limit - columns.widest)
-    (wide_columns,) = np.nonzero(columns.width > limit - rows.widest)
+    return failing_pairs(rows.width, columns.width, limit, rows.widest, columns.widest)
+
+
+_CROSS_AT_MOST = 4096
+"""Up to this many (wide row, wide column) pairs are compared as one dense block."""
+
+
+def failing_pairs(
+    row_width: np.ndarray, column_width: np.ndarray, limit: int, row_widest: int, column_widest: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(i, j)`` with ``row_width[i] + column_width[j] > limit`` (``*_widest``:
+    the arrays' maxima), in O(M + N) plus the count of pairs: only the rows failing
+    against the widest column and the columns failing against the widest row can pair;
+    when they are many, the columns are sorted by width, so each row's partners are the
+    tail of that order from the first width above ``limit - row_width[i]``
+    (``searchsorted``), and the pairs are enumerated from the tails' lengths."""
+    (wide_rows,) = np.nonzero(row_width > limit - column_widest)
+    (wide_columns,) = np.nonzero(column_width > limit - row_widest)
     if wide_rows.size == 0 or wide_columns.size == 0:
         return wide_rows[:0], wide_columns[:0]
-    fails = rows.width[wide_rows, None] + columns.width[None, wide_columns] > limit
-    i, j = np.nonzero(fails)
-    return wide_rows[i], wide_columns[j]
+    if wide_rows.size * wide_columns.size <= _CROSS_AT_MOST:
+        fails = row_width[wide_rows, None] + column_width[None, wide_columns] > limit
+        i, j = np.nonzero(fails)
+        return wide_rows[i], wide_columns[j]
+    widths = column_width[wide_columns]
+    order = np.argsort(widths, kind="stable")
+    first = np.searchsorted(widths[order], limit - row_width[wide_rows], side="right")
+    counts = wide_columns.size - first
+    ends = np.cumsum(counts)
+    position = np.arange(int(ends[-1])) + np.repeat(first + counts - ends, counts)
+    return np.repeat(wide_rows, counts), wide_columns[order[position]]
 
 
 def all_certified(rows: ColumnBits, columns: ColumnBits) -> bool:
