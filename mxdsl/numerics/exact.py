@@ -414,28 +414,22 @@ def fix_uncertified(
 ) -> int:
     """Make ``out = lhs[..., M, K] @ rhs[..., K, N]`` (float64, computed by any BLAS)
     round to the exact sums' fp32 values everywhere. ``rows`` / ``columns``: (bounds of)
-    the :class:`ColumnBits` of lhs's rows and rhs's columns. The outputs the certificate
-    does not cover are settled from their products (:func:`_settle`); when there are
-    many, those whose fp32 rounding an error bound from the exponents alone proves right
-    are kept first (:func:`_doubtful`). Returns how many outputs took the exact path."""
+    the :class:`ColumnBits` of lhs's rows and rhs's columns. Of the outputs the
+    certificate does not cover, those whose fp32 rounding an error bound from the
+    exponents alone proves right are kept (:func:`_doubtful`); the few others are settled
+    from their products (:func:`_settle`). Returns how many outputs took the exact path."""
     index = uncertified_outputs(rows, columns)
     if index[0].size == 0:
         return 0
     if len(index) != out.ndim:  # the bits broadcast over batch dims of the outputs
         index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
     log = min(rows.log, columns.log)
-    if index[0].size > _SETTLE_AT_ONCE:
-        index = _doubtful(out, rows, columns, index, log)
-        if index[0].size == 0:
-            return 0
+    index = _doubtful(out, rows, columns, index, log)
+    if index[0].size == 0:
+        return 0
     if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
         return _fix_by_pieces(out, lhs, rhs, index)
     return _settle(out, _pair_products(lhs, rhs, index, out.shape), index, log)
-
-
-_SETTLE_AT_ONCE = 64
-"""Up to this many uncertified outputs go straight to :func:`_settle` (a few numpy calls
-on ``[n, K]`` arrays cost less than filtering them first)."""
 
 
 def _doubtful(
@@ -450,7 +444,7 @@ def _doubtful(
     below ``2**(top_i + top_j + 2)`` is off by at most
     ``gamma(c - 1) * c * 2**(top_i + top_j + 2) < 2**(2 log + top_i + top_j + 2 - 52)``."""
     tops = _pair_tops(rows, columns, index, out.shape)
-    doubt = ~rounds_safely(out[index], np.ldexp(1.0, tops + (2 * log + 2 - 52)))
+    (doubt,) = np.nonzero(~rounds_safely(out[index], np.ldexp(1.0, tops + (2 * log + 2 - 52))))
     return tuple(i[doubt] for i in index)
 
 
