@@ -140,9 +140,10 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     fp32 values, which are never float64 subnormals). ``None`` for other dtypes.
     Infinities and NaNs are not excluded: their exponent field only widens the bound.
 
-    The tile is read in four passes (mask, max, decrement, min) and the rest is done on
-    ``[2, F]`` arrays: the figures are needed for every PE operand, so their cost is
-    mostly the count of numpy calls."""
+    The tile is read in three passes (mask, max, min; the few columns holding a +-0 among
+    nonzeros once more, their zeros skipped) and the rest is done on ``[2, F]`` arrays:
+    the figures are needed for every PE operand, so their cost is mostly the count of
+    numpy calls."""
     layout = _QUICK_LAYOUT.get(tile.dtype)
     if layout is None:
         return None
@@ -160,9 +161,12 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     )
     words = np.empty((2, width), dtype=unsigned)  # the largest and the smallest nonzero
     magnitude.max(axis=0, out=words[0])
-    magnitude -= unsigned(1)  # zero wraps to the largest word: the min skips it
     magnitude.min(axis=0, out=words[1])
-    words[1] += unsigned(1)
+    (zeros,) = np.nonzero((words[1] == 0) & (words[0] != 0))
+    if zeros.size:  # columns holding a +-0 and a nonzero: their smallest nonzero word
+        rest = magnitude[:, zeros]
+        rest -= unsigned(1)  # zero wraps to the largest word: the min skips it
+        words[1, zeros] = rest.min(axis=0) + unsigned(1)
     exponents = np.maximum((words >> mantissa_bits).astype(np.int64), 1)
     exponents -= _exponent_offsets(bias, precision)
     top, low = exponents
