@@ -265,7 +265,7 @@ def failing_pairs(
     row_width: np.ndarray, column_width: np.ndarray, limit: int, row_widest: int, column_widest: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The pairs ``(i, j)`` with ``row_width[i] + column_width[j] > limit`` (``*_widest``:
-    the arrays' maxima), in O(M + N) plus the count of pairs: only the rows failing
+    the arrays' maxima), in O(M + N log N) plus the count of pairs: only the rows failing
     against the widest column and the columns failing against the widest row can pair;
     when they are many, the columns are sorted by width, so each row's partners are the
     tail of that order from the first width above ``limit - row_width[i]``
