@@ -1,12 +1,16 @@
 """What the exact PE-pass semantics cost a MoE kernel: the same kernel run in one process
 with the exactness certificate on, and with it stubbed out (every float64 sum trusted, the
 pre-2026-12-02 semantics), alternating, best of N each. Prints the ratio and how many
-outputs took the exact path."""
+outputs took the exact path. On a shared machine read the process CPU-time figures, with
+the load averages printed beside them; the median of the rounds' on/off ratios (each an
+adjacent pair of runs) is less sensitive to load that drifts during the run than the
+ratio of the two bests."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
 
 
@@ -55,26 +59,38 @@ def main() -> None:
         inputs = make_mx_inputs(spec, sizes, options, seed=0)
     else:
         inputs = make_inputs(spec, sizes, options, seed=0)
+    load_before = os.getloadavg()
     kernel.run(inputs.arrays)  # warm up
     best = {"on": float("inf"), "off": float("inf")}
     cpu = {"on": float("inf"), "off": float("inf")}
+    paired: list[float] = []
     for _ in range(args.repeat):
+        round_cpu = {}
         for mode, (bits, certified) in (("on", real), ("off", stub)):
             matmul.quick_column_bits, matmul.all_certified = bits, certified
             EXACT_PATH.reset()
             start, start_cpu = time.perf_counter(), time.process_time()
             kernel.run(inputs.arrays)
             best[mode] = min(best[mode], time.perf_counter() - start)
-            cpu[mode] = min(cpu[mode], time.process_time() - start_cpu)
+            round_cpu[mode] = time.process_time() - start_cpu
+            cpu[mode] = min(cpu[mode], round_cpu[mode])
             if mode == "on":
                 exact, outputs = EXACT_PATH.exact, EXACT_PATH.outputs
+        paired.append(round_cpu["on"] / round_cpu["off"])
     matmul.quick_column_bits, matmul.all_certified = real
+    load_after = os.getloadavg()
     print(
         f"{args.variant}: certificate on {best['on']:.2f} s, off {best['off']:.2f} s, "
         f"ratio {best['on'] / best['off']:.3f}; process CPU time (both cores' threads) "
         f"on {cpu['on']:.2f} s, off {cpu['off']:.2f} s, ratio {cpu['on'] / cpu['off']:.3f}; "
-        f"{exact} of {outputs} pass outputs took the exact path"
+        f"{exact} of {outputs} pass outputs took the exact path; median of the rounds' "
+        f"CPU-time ratios {statistics.median(paired):.3f}; load average (1, 5, 15 min) "
+        f"before {_load(load_before)}, after {_load(load_after)}"
     )
+
+
+def _load(load: tuple[float, float, float]) -> str:
+    return "/".join(f"{x:.2f}" for x in load)
 
 
 if __name__ == "__main__":

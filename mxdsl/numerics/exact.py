@@ -140,9 +140,10 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     fp32 values, which are never float64 subnormals). ``None`` for other dtypes.
     Infinities and NaNs are not excluded: their exponent field only widens the bound.
 
-    The tile is read in four passes (mask, max, decrement, min) and the rest is done on
-    ``[2, F]`` arrays: the figures are needed for every PE operand, so their cost is
-    mostly the count of numpy calls."""
+    The tile is read in three passes (mask, max, min; the few columns holding a +-0 among
+    nonzeros once more, their zeros skipped) and the rest is done on ``[2, F]`` arrays:
+    the figures are needed for every PE operand, so their cost is mostly the count of
+    numpy calls."""
     layout = _QUICK_LAYOUT.get(tile.dtype)
     if layout is None:
         return None
@@ -160,9 +161,12 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     )
     words = np.empty((2, width), dtype=unsigned)  # the largest and the smallest nonzero
     magnitude.max(axis=0, out=words[0])
-    magnitude -= unsigned(1)  # zero wraps to the largest word: the min skips it
     magnitude.min(axis=0, out=words[1])
-    words[1] += unsigned(1)
+    (zeros,) = np.nonzero((words[1] == 0) & (words[0] != 0))
+    if zeros.size:  # columns holding a +-0 and a nonzero: their smallest nonzero word
+        rest = magnitude[:, zeros]
+        rest -= unsigned(1)  # zero wraps to the largest word: the min skips it
+        words[1, zeros] = rest.min(axis=0) + unsigned(1)
     exponents = np.maximum((words >> mantissa_bits).astype(np.int64), 1)
     exponents -= _exponent_offsets(bias, precision)
     top, low = exponents
@@ -245,18 +249,42 @@ def uncertified(rows: ColumnBits, columns: ColumnBits) -> np.ndarray:
 def uncertified_outputs(rows: ColumnBits, columns: ColumnBits) -> tuple[np.ndarray, ...]:
     """The indices of :func:`uncertified`'s True entries. For one pass (1-D bits) only
     the rows failing against the widest column and the columns failing against the
-    widest row are compared pairwise, so a few wide rows or columns cost O(M + N) plus
-    their own cross product."""
+    widest row are compared, so a few wide rows or columns cost O(M + N) plus their own
+    pairs (:func:`failing_pairs`)."""
     if rows.top.ndim != 1 or columns.top.ndim != 1:
         return np.nonzero(uncertified(rows, columns))
     limit = FLOAT64_BITS - 2 - min(rows.log, columns.log)
-    (wide_rows,) = np.nonzero(rows.width > limit - columns.widest)
-    (wide_columns,) = np.nonzero(columns.width > limit - rows.widest)
+    return failing_pairs(rows.width, columns.width, limit, rows.widest, columns.widest)
+
+
+_CROSS_AT_MOST = 4096
+"""Up to this many (wide row, wide column) pairs are compared as one dense block."""
+
+
+def failing_pairs(
+    row_width: np.ndarray, column_width: np.ndarray, limit: int, row_widest: int, column_widest: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(i, j)`` with ``row_width[i] + column_width[j] > limit`` (``*_widest``:
+    the arrays' maxima), in O(M + N log N) plus the count of pairs: only the rows failing
+    against the widest column and the columns failing against the widest row can pair;
+    when they are many, the columns are sorted by width, so each row's partners are the
+    tail of that order from the first width above ``limit - row_width[i]``
+    (``searchsorted``), and the pairs are enumerated from the tails' lengths."""
+    (wide_rows,) = np.nonzero(row_width > limit - column_widest)
+    (wide_columns,) = np.nonzero(column_width > limit - row_widest)
     if wide_rows.size == 0 or wide_columns.size == 0:
         return wide_rows[:0], wide_columns[:0]
-    fails = rows.width[wide_rows, None] + columns.width[None, wide_columns] > limit
-    i, j = np.nonzero(fails)
-    return wide_rows[i], wide_columns[j]
+    if wide_rows.size * wide_columns.size <= _CROSS_AT_MOST:
+        fails = row_width[wide_rows, None] + column_width[None, wide_columns] > limit
+        i, j = np.nonzero(fails)
+        return wide_rows[i], wide_columns[j]
+    widths = column_width[wide_columns]
+    order = np.argsort(widths, kind="stable")
+    first = np.searchsorted(widths[order], limit - row_width[wide_rows], side="right")
+    counts = wide_columns.size - first
+    ends = np.cumsum(counts)
+    position = np.arange(int(ends[-1])) + np.repeat(first + counts - ends, counts)
+    return np.repeat(wide_rows, counts), wide_columns[order[position]]
 
 
 def all_certified(rows: ColumnBits, columns: ColumnBits) -> bool:
@@ -390,28 +418,51 @@ def fix_uncertified(
 ) -> int:
     """Make ``out = lhs[..., M, K] @ rhs[..., K, N]`` (float64, computed by any BLAS)
     round to the exact sums' fp32 values everywhere. ``rows`` / ``columns``: (bounds of)
-    the :class:`ColumnBits` of lhs's rows and rhs's columns. The outputs the certificate
-    does not cover are settled from their products (:func:`_settle`); when there are
-    many, those whose fp32 rounding an error bound from the exponents alone proves right
-    are kept first (:func:`_doubtful`). Returns how many outputs took the exact path."""
+    the :class:`ColumnBits` of lhs's rows and rhs's columns. Of the outputs the
+    certificate does not cover, those whose fp32 rounding an error bound from the
+    exponents alone proves right are kept (:func:`_doubtful`); the few others are settled
+    from their products (:func:`_settle`). Returns how many outputs took the exact path."""
+    if rows.top.ndim == 1 and columns.top.ndim == 1 and out.ndim == 2:
+        return _fix_pass(out, lhs, rhs, rows, columns)
     index = uncertified_outputs(rows, columns)
     if index[0].size == 0:
         return 0
     if len(index) != out.ndim:  # the bits broadcast over batch dims of the outputs
         index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
     log = min(rows.log, columns.log)
-    if index[0].size > _SETTLE_AT_ONCE:
-        index = _doubtful(out, rows, columns, index, log)
-        if index[0].size == 0:
-            return 0
+    index = _doubtful(out, rows, columns, index, log)
+    if index[0].size == 0:
+        return 0
     if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
         return _fix_by_pieces(out, lhs, rhs, index)
     return _settle(out, _pair_products(lhs, rhs, index, out.shape), index, log)
 
 
-_SETTLE_AT_ONCE = 64
-"""Up to this many uncertified outputs go straight to :func:`_settle` (a few numpy calls
-on ``[n, K]`` arrays cost less than filtering them first)."""
+def _fix_pass(
+    out: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, rows: ColumnBits, columns: ColumnBits
+) -> int:
+    """:func:`fix_uncertified` for one pass (2-D operands and outputs) in few numpy
+    calls: the failing pairs (:func:`failing_pairs`), the exponent bound of
+    :func:`_doubtful` and :func:`rounds_safely`'s two ends inline, then the doubtful
+    few settled from their products."""
+    log = min(rows.log, columns.log)
+    i, j = failing_pairs(
+        rows.width, columns.width, FLOAT64_BITS - 2 - log, rows.widest, columns.widest
+    )
+    if i.size == 0:
+        return 0
+    sums = out[i, j]
+    margin = np.ldexp(1.0, rows.top[i] + columns.top[j] + (2 * log + 3 - 52))  # twice the bound
+    with np.errstate(over="ignore", invalid="ignore"):  # an end past fp32's range is inf
+        below = (sums - margin).astype(_F32)
+        above = (sums + margin).astype(_F32)
+    (doubt,) = np.nonzero(below.view(np.uint32) != above.view(np.uint32))
+    if doubt.size == 0:
+        return 0
+    index = (i[doubt], j[doubt])
+    if doubt.size * lhs.shape[-1] >= _PIECES_FROM:
+        return _fix_by_pieces(out, lhs, rhs, index)
+    return _settle(out, lhs[index[0]] * rhs.T[index[1]], index, log)
 
 
 def _doubtful(
@@ -426,7 +477,7 @@ def _doubtful(
     below ``2**(top_i + top_j + 2)`` is off by at most
     ``gamma(c - 1) * c * 2**(top_i + top_j + 2) < 2**(2 log + top_i + top_j + 2 - 52)``."""
     tops = _pair_tops(rows, columns, index, out.shape)
-    doubt = ~rounds_safely(out[index], np.ldexp(1.0, tops + (2 * log + 2 - 52)))
+    (doubt,) = np.nonzero(~rounds_safely(out[index], np.ldexp(1.0, tops + (2 * log + 2 - 52))))
     return tuple(i[doubt] for i in index)
 
 

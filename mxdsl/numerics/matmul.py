@@ -19,6 +19,7 @@ depends on the BLAS build, the CPU, the batching or the order of passes.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -380,11 +381,31 @@ def _row_bits(stationaries: Sequence[PeOperand], lhs: np.ndarray) -> ColumnBits:
     narrow (16-bit) tiles is read as one stacked copy, and float64 tiles (MX operands,
     which the stack already holds as they are) through ``lhs`` itself: one
     :func:`quick_column_bits` instead of one per stationary, when they share a dtype and
-    precision and have not been analysed already."""
+    precision and have not been analysed already. The result is kept: each stationary
+    gets its own columns' part (what its own analysis would give, column by column), and
+    the first one the whole (weakly referring to the others), for the next batch of the
+    same stationaries (a kernel that runs the same stationary tiles against several
+    moving tiles, as shard_on_block's down projection does once per H chunk)."""
+    first, others = stationaries[0], stationaries[1:]
+    known = first.__dict__.get("_batch_bits")
+    if (
+        known is not None
+        and len(known[0]) == len(others)
+        and all(r() is s for r, s in zip(known[0], others, strict=True))
+    ):
+        return known[1]
     stacked = _stacked_narrow(stationaries, lhs)
-    bits = None if stacked is None else quick_column_bits(stacked, stationaries[0].precision)
+    bits = None if stacked is None else quick_column_bits(stacked, first.precision)
     if bits is None:
-        return ColumnBits.concatenate([s.quick_bits for s in stationaries])
+        bits = ColumnBits.concatenate([s.quick_bits for s in stationaries])
+    else:
+        offset = 0
+        for s in stationaries:
+            count = _count(s.columns)
+            s.__dict__.setdefault("quick_bits", bits.take(slice(offset, offset + count)))
+            offset += count
+    if others:  # weak references: no cycle keeps the operands' float64 copies alive
+        first.__dict__["_batch_bits"] = (tuple(weakref.ref(s) for s in others), bits)
     return bits
 
 
