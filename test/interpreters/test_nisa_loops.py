@@ -335,32 +335,41 @@ def test_tiles_rewritten_between_reads_are_read_anew() -> None:
 MX_P, MX_M, MX_N = 32, 4, 6
 X4 = "!nisa.float8_e4m3fn_x4"
 E8 = "f8E8M0FNU"
+HBM = "#nisa.mem<hbm>"
+DS = f"strided<[{MX_N}, 1]"
+SD_T, SS_T = f"memref<{MX_P}x{MX_M}x{X4}, {SB}>", f"memref<{MX_P}x{MX_M}x{E8}, {SB}>"
+D_H, S_H = f"memref<3x{MX_P}x{MX_N}x{X4}, {HBM}>", f"memref<3x{MX_P}x{MX_N}x{E8}, {HBM}>"
+D_R = f"memref<{MX_P}x{MX_N}x{X4}, {DS}, offset: ?>, {HBM}>"  # one round's codes
+S_R = f"memref<{MX_P}x{MX_N}x{E8}, {DS}, offset: ?>, {HBM}>"
+D_T, S_T = f"memref<{MX_P}x{MX_N}x{X4}, {SB}>", f"memref<{MX_P}x{MX_N}x{E8}, {SB}>"
+D_V, S_V = f"memref<{MX_P}x{MX_N}x{X4}, {DS}>, {SB}>", f"memref<{MX_P}x{MX_N}x{E8}, {DS}>, {SB}>"
+ACC_MX, SB_MX = f"memref<{MX_M}x{MX_N}xf32, {PS}>", f"memref<{MX_M}x{MX_N}xf32, {SB}>"
+OUT3 = f"memref<3x{MX_M}x{MX_N}xf32, {HBM}>"
+OUT3_R = f"memref<{MX_M}x{MX_N}xf32, {DS}, offset: ?>, {HBM}>"
 MX_REREAD = f"""
-func.func @main(%sd: memref<{MX_P}x{MX_M}x{X4}, {SB}>, %ss: memref<{MX_P}x{MX_M}x{E8}, {SB}>,
-                %md_h: memref<3x{MX_P}x{MX_N}x{X4}, #nisa.mem<hbm>>,
-                %ms_h: memref<3x{MX_P}x{MX_N}x{E8}, #nisa.mem<hbm>>,
-                %out: memref<3x{MX_M}x{MX_N}xf32, #nisa.mem<hbm>>) {{
+func.func @main(%sd: {SD_T}, %ss: {SS_T}, %md_h: {D_H}, %ms_h: {S_H}, %out: {OUT3}) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
-  %md = memref.alloc() : memref<{MX_P}x{MX_N}x{X4}, {SB}>
-  %ms = memref.alloc() : memref<{MX_P}x{MX_N}x{E8}, {SB}>
-  %acc = memref.alloc() : memref<{MX_M}x{MX_N}xf32, {PS}>
-  %staged = memref.alloc() : memref<{MX_M}x{MX_N}xf32, {SB}>
+  %md = memref.alloc() : {D_T}
+  %ms = memref.alloc() : {S_T}
+  %acc = memref.alloc() : {ACC_MX}
+  %staged = memref.alloc() : {SB_MX}
   scf.for %round = %c0 to %c3 step %c1 {{
-    %d = memref.subview %md_h[%round, 0, 0] [1, {MX_P}, {MX_N}] [1, 1, 1] : memref<3x{MX_P}x{MX_N}x{X4}, #nisa.mem<hbm>> to memref<{MX_P}x{MX_N}x{X4}, strided<[{MX_N}, 1], offset: ?>, #nisa.mem<hbm>>
-    %s = memref.subview %ms_h[%round, 0, 0] [1, {MX_P}, {MX_N}] [1, 1, 1] : memref<3x{MX_P}x{MX_N}x{E8}, #nisa.mem<hbm>> to memref<{MX_P}x{MX_N}x{E8}, strided<[{MX_N}, 1], offset: ?>, #nisa.mem<hbm>>
-    nisa.dma_copy %md, %d : memref<{MX_P}x{MX_N}x{X4}, {SB}>, memref<{MX_P}x{MX_N}x{X4}, strided<[{MX_N}, 1], offset: ?>, #nisa.mem<hbm>>
-    nisa.dma_copy %ms, %s : memref<{MX_P}x{MX_N}x{E8}, {SB}>, memref<{MX_P}x{MX_N}x{E8}, strided<[{MX_N}, 1], offset: ?>, #nisa.mem<hbm>>
-    nisa.memset %acc, 0.000000e+00 : memref<{MX_M}x{MX_N}xf32, {PS}>
+    %d = memref.subview %md_h[%round, 0, 0] [1, {MX_P}, {MX_N}] [1, 1, 1] : {D_H} to {D_R}
+    %s = memref.subview %ms_h[%round, 0, 0] [1, {MX_P}, {MX_N}] [1, 1, 1] : {S_H} to {S_R}
+    nisa.dma_copy %md, %d : {D_T}, {D_R}
+    nisa.dma_copy %ms, %s : {S_T}, {S_R}
+    nisa.memset %acc, 0.000000e+00 : {ACC_MX}
     scf.for %k = %c0 to %c3 step %c1 {{
-      %mv = memref.subview %md[0, 0] [{MX_P}, {MX_N}] [1, 1] : memref<{MX_P}x{MX_N}x{X4}, {SB}> to memref<{MX_P}x{MX_N}x{X4}, strided<[{MX_N}, 1]>, {SB}>
-      %mvs = memref.subview %ms[0, 0] [{MX_P}, {MX_N}] [1, 1] : memref<{MX_P}x{MX_N}x{E8}, {SB}> to memref<{MX_P}x{MX_N}x{E8}, strided<[{MX_N}, 1]>, {SB}>
-      nisa.nc_matmul_mx %acc, %sd scale %ss, %mv scale %mvs accumulate : memref<{MX_M}x{MX_N}xf32, {PS}>, memref<{MX_P}x{MX_M}x{X4}, {SB}>, memref<{MX_P}x{MX_M}x{E8}, {SB}>, memref<{MX_P}x{MX_N}x{X4}, strided<[{MX_N}, 1]>, {SB}>, memref<{MX_P}x{MX_N}x{E8}, strided<[{MX_N}, 1]>, {SB}>
+      %mv = memref.subview %md[0, 0] [{MX_P}, {MX_N}] [1, 1] : {D_T} to {D_V}
+      %mvs = memref.subview %ms[0, 0] [{MX_P}, {MX_N}] [1, 1] : {S_T} to {S_V}
+      nisa.nc_matmul_mx %acc, %sd scale %ss, %mv scale %mvs accumulate
+        : {ACC_MX}, {SD_T}, {SS_T}, {D_V}, {S_V}
     }}
-    %o = memref.subview %out[%round, 0, 0] [1, {MX_M}, {MX_N}] [1, 1, 1] : memref<3x{MX_M}x{MX_N}xf32, #nisa.mem<hbm>> to memref<{MX_M}x{MX_N}xf32, strided<[{MX_N}, 1], offset: ?>, #nisa.mem<hbm>>
-    nisa.tensor_copy %staged, %acc : memref<{MX_M}x{MX_N}xf32, {SB}>, memref<{MX_M}x{MX_N}xf32, {PS}>
-    nisa.dma_copy %o, %staged : memref<{MX_M}x{MX_N}xf32, strided<[{MX_N}, 1], offset: ?>, #nisa.mem<hbm>>, memref<{MX_M}x{MX_N}xf32, {SB}>
+    %o = memref.subview %out[%round, 0, 0] [1, {MX_M}, {MX_N}] [1, 1, 1] : {OUT3} to {OUT3_R}
+    nisa.tensor_copy %staged, %acc : {SB_MX}, {ACC_MX}
+    nisa.dma_copy %o, %staged : {OUT3_R}, {SB_MX}
   }}
   func.return
 }}
