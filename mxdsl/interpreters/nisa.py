@@ -779,10 +779,25 @@ class NisaFunctions(IndexFunctions):
         dst, stationary, moving = args
         # [K, M]^T x [K, N], one PE pass (mxdsl.numerics.matmul), each operand widened to
         # float64 exactly (as to_f32 then float64 would), zero token columns skipped
-        lhs = self._operand("stationary", (stationary,), lambda: self._buffer_operand(stationary))
-        rhs = self._operand("moving", (moving,), lambda: self._buffer_operand(moving))
+        lhs = self._tile_operand("stationary", stationary)
+        rhs = self._tile_operand("moving", moving)
         self._pass(dst, lhs, rhs, op.accumulate is not None)
         return ()
+
+    def _tile_operand(self, role: str, tile: np.ndarray) -> PeOperand:
+        """``self._operand(role, (tile,), lambda: self._buffer_operand(tile))``, without
+        building the closure and the generic comparison on every matmul."""
+        memo = self._operands
+        if memo is None:
+            return self._buffer_operand(tile)
+        known = memo.get(role)
+        if known is not None:
+            sources = known[0]
+            if len(sources) == 1 and sources[0] is tile:
+                return known[1]
+        operand = self._buffer_operand(tile)
+        memo[role] = ((tile,), operand)
+        return operand
 
     @impl(nisa.NcMatmulMxOp)
     def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
@@ -807,8 +822,9 @@ class NisaFunctions(IndexFunctions):
         queued until the end of the iteration or the next op that may write or read
         PSUM. A PSUM tile is no PE operand, but should a program read one, the analysis
         of its buffer is dropped."""
-        if self._buffers:
-            self._buffers.drop(dst)
+        buffers = self._buffers
+        if buffers.pe or buffers.mx_keys:
+            buffers.drop(dst)
         if self._passes is None:
             _matmul_into(dst, lhs, rhs, accumulate)
             return
