@@ -116,8 +116,8 @@ def uninitialized(shape: tuple[int, ...], element_type: Attribute) -> np.ndarray
     dtype = element_dtype(element_type)
     if isinstance(element_type, nisa.X4Type):
         return np.full(shape, np.iinfo(dtype).max, dtype=dtype)
-    if is_float_dtype(dtype):
-        return np.full(shape, np.nan, dtype=np.float32).astype(dtype)
+    if is_float_dtype(dtype):  # one NaN converted, then copied (a fill, not a cast)
+        return np.full(shape, np.array(np.nan, dtype=np.float32).astype(dtype), dtype=dtype)
     if dtype == np.bool_:
         return np.ones(shape, dtype=dtype)
     return np.full(shape, INT_SENTINEL, dtype=dtype)
@@ -483,7 +483,7 @@ class NisaFunctions(IndexFunctions):
         # the PE operands cut from each buffer (keyed by id; the entry holds the
         # buffer), each buffer's until a write to it
         self._tracking = False
-        self._buffers: dict[int, BufferOperands] = {}
+        self._buffers = _Analyses()
 
     # ------------------------------------------------------ scf / arith (index)
 
@@ -568,7 +568,7 @@ class NisaFunctions(IndexFunctions):
         if op.name.startswith("nisa.") and not isinstance(op, _YIELDING_OPS):
             for value in inputs:
                 if isinstance(value, np.ndarray):
-                    _drop_buffer(buffers, value)
+                    buffers.drop(value)
             return queueing
         buffers.clear()
         return queueing
@@ -597,15 +597,25 @@ class NisaFunctions(IndexFunctions):
             root = root.base
         if root.base is not None or root is tile:
             return pe_operand(tile, _as_f64)
-        buffer = self._buffers.get(id(root))
+        buffer = self._buffers.pe.get(id(root))
         if buffer is None:
             if not BufferOperands.supports(root):
                 return pe_operand(tile, _as_f64)
-            buffer = self._buffers[id(root)] = BufferOperands(root, _as_f64)
+            buffer = self._buffers.pe[id(root)] = BufferOperands(root, _as_f64)
         columns = buffer.columns_of(tile)
         if columns is None:
             return pe_operand(tile, _as_f64)
         return buffer.operand(tile, columns)
+
+    def _mx_operand(
+        self, data: np.ndarray, scale: np.ndarray, value: SSAValue, moving: bool
+    ) -> PeOperand:
+        """An x4 tile's PE operand (:func:`_mx_pe_operand`); inside a planned loop kept
+        for the next request of the same tiles until a write to either buffer
+        (:meth:`_Analyses.mx_operand`)."""
+        if not self._tracking:
+            return _mx_pe_operand(data, scale, value)
+        return self._buffers.mx_operand(data, scale, value, moving)
 
     # arith.addi / subi / muli and the other scalar integer ops: IndexFunctions
 
@@ -769,10 +779,25 @@ class NisaFunctions(IndexFunctions):
         dst, stationary, moving = args
         # [K, M]^T x [K, N], one PE pass (mxdsl.numerics.matmul), each operand widened to
         # float64 exactly (as to_f32 then float64 would), zero token columns skipped
-        lhs = self._operand("stationary", (stationary,), lambda: self._buffer_operand(stationary))
-        rhs = self._operand("moving", (moving,), lambda: self._buffer_operand(moving))
+        lhs = self._tile_operand("stationary", stationary)
+        rhs = self._tile_operand("moving", moving)
         self._pass(dst, lhs, rhs, op.accumulate is not None)
         return ()
+
+    def _tile_operand(self, role: str, tile: np.ndarray) -> PeOperand:
+        """``self._operand(role, (tile,), lambda: self._buffer_operand(tile))``, without
+        building the closure and the generic comparison on every matmul."""
+        memo = self._operands
+        if memo is None:
+            return self._buffer_operand(tile)
+        known = memo.get(role)
+        if known is not None:
+            sources = known[0]
+            if len(sources) == 1 and sources[0] is tile:
+                return known[1]
+        operand = self._buffer_operand(tile)
+        memo[role] = ((tile,), operand)
+        return operand
 
     @impl(nisa.NcMatmulMxOp)
     def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
@@ -782,12 +807,12 @@ class NisaFunctions(IndexFunctions):
         lhs = self._operand(
             "stationary",
             (stationary, stationary_scale, _elem_type(op.stationary)),
-            lambda: _mx_pe_operand(stationary, stationary_scale, op.stationary),
+            lambda: self._mx_operand(stationary, stationary_scale, op.stationary, False),
         )
         rhs = self._operand(
             "moving",
             (moving, moving_scale, _elem_type(op.moving)),
-            lambda: _mx_pe_operand(moving, moving_scale, op.moving),
+            lambda: self._mx_operand(moving, moving_scale, op.moving, True),
         )
         self._pass(dst, lhs, rhs, op.accumulate is not None)
         return ()
@@ -797,8 +822,9 @@ class NisaFunctions(IndexFunctions):
         queued until the end of the iteration or the next op that may write or read
         PSUM. A PSUM tile is no PE operand, but should a program read one, the analysis
         of its buffer is dropped."""
-        if self._buffers:
-            _drop_buffer(self._buffers, dst)
+        buffers = self._buffers
+        if buffers.pe or buffers.mx_keys:
+            buffers.drop(dst)
         if self._passes is None:
             _matmul_into(dst, lhs, rhs, accumulate)
             return
@@ -1091,16 +1117,94 @@ _YIELDING_OPS = (nisa.SendRecvOp, nisa.CoreBarrierOp)
 """Ops during which the other cores run (and may write any shared buffer)."""
 
 
-def _drop_buffer(buffers: dict[int, BufferOperands], array: np.ndarray) -> None:
-    """Drop the analysis of the buffer ``array`` views; all of them when its memory is
-    not an array's own (another array may view it unseen)."""
+def _root(array: np.ndarray) -> np.ndarray:
+    """The array whose memory ``array`` views (``array`` itself if it owns it)."""
     root = array
     while isinstance(root.base, np.ndarray):
         root = root.base
-    if root.base is not None:
-        buffers.clear()
-        return
-    buffers.pop(id(root), None)
+    return root
+
+
+_MxKey = tuple[Any, ...]
+
+
+class _Analyses:
+    """What a planned loop knows of the buffers its matmuls read, each entry valid until
+    a write to a buffer it was cut from (``drop``): the PE operands of bf16 / f32 buffers
+    (``pe``: a :class:`BufferOperands` per root buffer, keyed by its id) and the
+    dequantized MX operands (``mx``): a moving tile's at once (a kernel re-reads its
+    token tiles against many weight tiles), a stationary tile's from its second request
+    on (a weight tile read once is not kept): keyed by the data and scale tiles' root
+    ids and geometry (the entry holds both roots, so their ids stay theirs)."""
+
+    __slots__ = ("mx", "mx_keys", "mx_seen", "pe")
+
+    def __init__(self) -> None:
+        self.pe: dict[int, BufferOperands] = {}
+        self.mx: dict[_MxKey, tuple[np.ndarray, np.ndarray, PeOperand]] = {}
+        self.mx_seen: set[_MxKey] = set()
+        self.mx_keys: dict[int, list[_MxKey]] = {}  # root id -> its keys (mx, mx_seen)
+
+    def __bool__(self) -> bool:
+        return bool(self.pe) or bool(self.mx_keys)
+
+    def clear(self) -> None:
+        self.pe.clear()
+        self.mx.clear()
+        self.mx_seen.clear()
+        self.mx_keys.clear()
+
+    def drop(self, array: np.ndarray) -> None:
+        """Drop the analyses of the buffer ``array`` views; all of them when its memory
+        is not an array's own (another array may view it unseen)."""
+        root = _root(array)
+        if root.base is not None:
+            self.clear()
+            return
+        self.pe.pop(id(root), None)
+        if not self.mx_keys:
+            return
+        for key in self.mx_keys.pop(id(root), ()):
+            self.mx.pop(key, None)
+            self.mx_seen.discard(key)
+
+    def mx_operand(
+        self, data: np.ndarray, scale: np.ndarray, value: SSAValue, keep: bool
+    ) -> PeOperand:
+        """``_mx_pe_operand(data, scale, value)``, kept at once (``keep``) or from its
+        second request on (both tiles views of buffers that own their memory; else
+        computed each time)."""
+        data_root, scale_root = _root(data), _root(scale)
+        if data_root.base is not None or scale_root.base is not None:
+            return _mx_pe_operand(data, scale, value)
+        key = (
+            id(data_root),
+            _address(data) - _address(data_root),
+            data.shape,
+            data.strides,
+            id(scale_root),
+            _address(scale) - _address(scale_root),
+            scale.shape,
+            scale.strides,
+            _elem_type(value),
+        )
+        known = self.mx.get(key)
+        if known is not None:
+            return known[2]
+        operand = _mx_pe_operand(data, scale, value)
+        if key in self.mx_seen:
+            self.mx[key] = (data_root, scale_root, operand)
+            return operand
+        self.mx_seen.add(key)
+        for root in {id(data_root), id(scale_root)}:
+            self.mx_keys.setdefault(root, []).append(key)
+        if keep:
+            self.mx[key] = (data_root, scale_root, operand)
+        return operand
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
 
 
 def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:

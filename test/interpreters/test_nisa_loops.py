@@ -330,3 +330,100 @@ def test_tiles_rewritten_between_reads_are_read_anew() -> None:
         assert np.array_equal(out[round_, 0].view(np.uint32), gate.view(np.uint32)), round_
         tokens = tokens * np.float32(2.0)
         weights = w2[round_].copy()
+
+
+MX_P, MX_M, MX_N = 32, 4, 6
+X4 = "!nisa.float8_e4m3fn_x4"
+E8 = "f8E8M0FNU"
+HBM = "#nisa.mem<hbm>"
+DS = f"strided<[{MX_N}, 1]"
+SD_T, SS_T = f"memref<{MX_P}x{MX_M}x{X4}, {SB}>", f"memref<{MX_P}x{MX_M}x{E8}, {SB}>"
+D_H, S_H = f"memref<3x{MX_P}x{MX_N}x{X4}, {HBM}>", f"memref<3x{MX_P}x{MX_N}x{E8}, {HBM}>"
+D_R = f"memref<{MX_P}x{MX_N}x{X4}, {DS}, offset: ?>, {HBM}>"  # one round's codes
+S_R = f"memref<{MX_P}x{MX_N}x{E8}, {DS}, offset: ?>, {HBM}>"
+D_T, S_T = f"memref<{MX_P}x{MX_N}x{X4}, {SB}>", f"memref<{MX_P}x{MX_N}x{E8}, {SB}>"
+D_V, S_V = f"memref<{MX_P}x{MX_N}x{X4}, {DS}>, {SB}>", f"memref<{MX_P}x{MX_N}x{E8}, {DS}>, {SB}>"
+ACC_MX, SB_MX = f"memref<{MX_M}x{MX_N}xf32, {PS}>", f"memref<{MX_M}x{MX_N}xf32, {SB}>"
+OUT3 = f"memref<3x{MX_M}x{MX_N}xf32, {HBM}>"
+OUT3_R = f"memref<{MX_M}x{MX_N}xf32, {DS}, offset: ?>, {HBM}>"
+MX_REREAD = f"""
+func.func @main(%sd: {SD_T}, %ss: {SS_T}, %md_h: {D_H}, %ms_h: {S_H}, %out: {OUT3}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %md = memref.alloc() : {D_T}
+  %ms = memref.alloc() : {S_T}
+  %acc = memref.alloc() : {ACC_MX}
+  %staged = memref.alloc() : {SB_MX}
+  scf.for %round = %c0 to %c3 step %c1 {{
+    %d = memref.subview %md_h[%round, 0, 0] [1, {MX_P}, {MX_N}] [1, 1, 1] : {D_H} to {D_R}
+    %s = memref.subview %ms_h[%round, 0, 0] [1, {MX_P}, {MX_N}] [1, 1, 1] : {S_H} to {S_R}
+    nisa.dma_copy %md, %d : {D_T}, {D_R}
+    nisa.dma_copy %ms, %s : {S_T}, {S_R}
+    nisa.memset %acc, 0.000000e+00 : {ACC_MX}
+    scf.for %k = %c0 to %c3 step %c1 {{
+      %mv = memref.subview %md[0, 0] [{MX_P}, {MX_N}] [1, 1] : {D_T} to {D_V}
+      %mvs = memref.subview %ms[0, 0] [{MX_P}, {MX_N}] [1, 1] : {S_T} to {S_V}
+      nisa.nc_matmul_mx %acc, %sd scale %ss, %mv scale %mvs accumulate
+        : {ACC_MX}, {SD_T}, {SS_T}, {D_V}, {S_V}
+    }}
+    %o = memref.subview %out[%round, 0, 0] [1, {MX_M}, {MX_N}] [1, 1, 1] : {OUT3} to {OUT3_R}
+    nisa.tensor_copy %staged, %acc : {SB_MX}, {ACC_MX}
+    nisa.dma_copy %o, %staged : {OUT3_R}, {SB_MX}
+  }}
+  func.return
+}}
+"""
+
+
+def _quantized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``values [F, 4P]`` quantized along K (blocks of 32): FP8 codes and E8M0 scales."""
+    from mxdsl.numerics.blocks import logical_block_shape
+    from mxdsl.numerics.formats import MxFormat
+    from mxdsl.numerics.reference import quantize_mx_reference
+
+    return quantize_mx_reference(values, MxFormat.E4M3FN, logical_block_shape(2, 1))
+
+
+def _mx_nisa_side(codes: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Codes ``[F, 4P]`` and scales ``[F, 4P / 32]`` as an x4 tile ``[P, F]`` and its
+    scale tile (quadrant layout), and their values ``[F, 4P]`` in float64
+    (``dequantize_mx_reference``)."""
+    from mxdsl.numerics.formats import MxFormat
+    from mxdsl.numerics.reference import dequantize_mx_reference
+
+    free = codes.shape[0]
+    data = codes.reshape(free, MX_P, 4).transpose(1, 0, 2).copy().view("<u4")[..., 0]
+    tile = np.zeros((MX_P, free), np.uint8)
+    tile[[(i & 3) + 32 * (i >> 2) for i in range(MX_P // 8)]] = scale.view(np.uint8).T
+    values = dequantize_mx_reference(codes, scale, MxFormat.E4M3FN, (1, 32))
+    return data.astype(np.uint32), tile.view(ml_dtypes.float8_e8m0fnu), values.astype(np.float64)
+
+
+def test_mx_tiles_reread_in_a_loop_follow_writes_to_codes_and_scales() -> None:
+    """An MX moving tile read by every iteration (its dequantized operand kept from the
+    second read on) is read anew after a DMA rewrites its scales only (round 1: each
+    E8M0 byte one up) and its codes only (round 2); each round's PSUM is three
+    fp32-accumulated passes of the reference-dequantized operands (float64 sums of
+    K = 128 products of FP8 values: exact here)."""
+    rng = np.random.default_rng(21)
+    bf16 = ml_dtypes.bfloat16
+    sd, ss, lhs = _mx_nisa_side(*_quantized(rng.standard_normal((MX_M, 4 * MX_P)).astype(bf16)))
+    codes_a, scale_a = _quantized(rng.standard_normal((MX_N, 4 * MX_P)).astype(bf16))
+    codes_b, _ = _quantized(rng.standard_normal((MX_N, 4 * MX_P)).astype(bf16))
+    scale_up = (scale_a.view(np.uint8) + 1).view(scale_a.dtype)
+    rounds = [(codes_a, scale_a), (codes_a, scale_up), (codes_b, scale_up)]
+    sides = [_mx_nisa_side(c, s) for c, s in rounds]
+    assert np.array_equal(sides[0][0], sides[1][0])  # round 1 rewrites the scales only
+    assert np.array_equal(sides[1][1].view(np.uint8), sides[2][1].view(np.uint8))
+    md = np.stack([side[0] for side in sides])
+    ms = np.stack([side[1] for side in sides])
+    out = np.zeros((3, MX_M, MX_N), np.float32)
+    ctx = _context()
+    module, _ = parse_located(ctx, MX_REREAD, "mx.mlir")
+    module.verify()
+    make_interpreter(module, ctx).call_op("main", (sd, ss, md, ms, out))
+    for r, (_, _, moving) in enumerate(sides):
+        one = (lhs @ moving.T).astype(np.float32)
+        expected = (one + one) + one
+        assert np.array_equal(out[r].view(np.uint32), expected.view(np.uint32)), r

@@ -486,3 +486,24 @@ def test_spmd_deadlock_names_each_core():
             np.zeros((2, 4), np.float32),
             cores=2,
         )
+
+
+@pytest.mark.parametrize(
+    ("element_type", "word", "bits"),
+    [
+        ("bf16", np.uint16, 0x7FC0),
+        ("f16", np.uint16, 0x7E00),
+        ("f32", np.uint32, 0x7FC0_0000),
+    ],
+)
+def test_alloc_sentinel_is_the_quiet_nan_of_each_float_dtype(element_type, word, bits):
+    """Every element of a fresh float buffer holds the default quiet NaN's bit pattern
+    (what float32 NaN converts to in that format)."""
+    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
+
+    from mxdsl.interpreters.nisa import uninitialized
+
+    types = {"bf16": BFloat16Type(), "f16": Float16Type(), "f32": Float32Type()}
+    buffer = uninitialized((3, 5, 7), types[element_type])
+    assert buffer.shape == (3, 5, 7)
+    assert (buffer.view(word) == bits).all()

@@ -30,14 +30,16 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
     assert lines[1].split() == [
         "variant", "N", "B", "kernel_s", "floor_s", "kernel/floor", "golden_s",
         "kernel/golden", "floor/golden", "cpu_kernel_s", "cpu_floor_s", "cpu_kernel/floor",
-        "cpu_golden_s", "cpu_kernel/golden", "rel_err", "exact-path/outputs",
+        "cpu_golden_s", "cpu_kernel/golden", "cpu_pe_s", "cpu_pe/floor", "rel_err",
+        "exact-path/outputs",
     ]  # fmt: skip
     rows = [line.split() for line in lines[2:-1]]
     assert lines[-1].startswith("load average at the end: ")
     assert [row[0] for row in rows] == variants
     for row in rows:
         name, _, _, kernel, floor, over_floor, golden, ratio, floor_ratio, *cpu = row
-        cpu_kernel, cpu_floor, cpu_over_floor, cpu_golden, cpu_ratio, error, exact = cpu
+        cpu_kernel, cpu_floor, cpu_over_floor, cpu_golden, cpu_ratio, *rest = cpu
+        cpu_pe, pe_over_floor, error, exact = rest
         assert float(error) < 1e-2, name
         exact_outputs, pe_outputs = (int(n) for n in exact.split("/"))
         assert 0 <= exact_outputs <= pe_outputs, name
@@ -51,6 +53,9 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
         assert min(k, g, f) > 0, name
         assert _printed_ratio(cpu_over_floor, k, 0.005, f, 0.0005), name
         assert _printed_ratio(cpu_ratio, k, 0.005, g, 0.0005), name
+        # the PE passes run inside the kernel run: a part of its CPU time
+        assert 0 < float(cpu_pe) <= k + 0.01, name
+        assert _printed_ratio(pe_over_floor, float(cpu_pe), 0.005, f, 0.0005), name
 
 
 def _printed_ratio(printed: str, num: float, num_error: float, den: float, den_error: float):
