@@ -550,9 +550,12 @@ class NisaFunctions(IndexFunctions):
         (a matmul in a region it runs executes at once); and the whole-buffer analyses
         of what it may write are dropped: for a nisa op without regions those of its
         array operands, otherwise all. The ops an op with regions runs (other than a
-        planned ``scf.for``'s) are not tracked; ``sendrecv`` and ``core_barrier`` let
-        the other cores run. Returns whether the loop was queueing (for
-        ``_after_write``)."""
+        planned ``scf.for``'s) are not tracked. ``sendrecv`` and ``core_barrier`` let
+        the other cores run, but they share only HBM with this core (each core's SBUF
+        and PSUM are its own allocations, a message is a copy: :mod:`spmd`) and the
+        analyses are of matmul operands, which are SBUF tiles: of this core's buffers
+        only the ``sendrecv`` destination (and the barrier's tensor) can change, as for
+        any other op. Returns whether the loop was queueing (for ``_after_write``)."""
         queueing = self._passes is not None
         if queueing:
             self._run_passes()
@@ -565,7 +568,7 @@ class NisaFunctions(IndexFunctions):
             return queueing
         if not buffers:
             return queueing
-        if op.name.startswith("nisa.") and not isinstance(op, _YIELDING_OPS):
+        if op.name.startswith("nisa."):
             for value in inputs:
                 if isinstance(value, np.ndarray):
                     buffers.drop(value)
@@ -1111,10 +1114,6 @@ and their operands are SBUF tiles). A run of only these leaves its matmul operan
 unchanged, so one analysis of an operand (``PeOperand``) serves every pass that reads
 the same view, and, as none of them reads PSUM, the run's matmuls can run together at
 its end (``NisaFunctions.run_for``)."""
-
-
-_YIELDING_OPS = (nisa.SendRecvOp, nisa.CoreBarrierOp)
-"""Ops during which the other cores run (and may write any shared buffer)."""
 
 
 def _root(array: np.ndarray) -> np.ndarray:

@@ -427,3 +427,68 @@ def test_mx_tiles_reread_in_a_loop_follow_writes_to_codes_and_scales() -> None:
         one = (lhs @ moving.T).astype(np.float32)
         expected = (one + one) + one
         assert np.array_equal(out[r].view(np.uint32), expected.view(np.uint32)), r
+
+
+HB = "#nisa.mem<hbm>"
+PS2 = "#nisa.mem<psum>"
+XV = f"memref<8x16xf32, strided<[32, 1]>, {SB}>"
+"""The moving tile: a view of a wider buffer (whole-buffer tiles are not tracked)."""
+EXCHANGE = f"""
+func.func @main(%x_h: memref<2x8x16xf32, {HB}>, %w_h: memref<8x4xf32, {HB}>,
+                %out: memref<2x3x4x16xf32, {HB}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %two = arith.constant 2.0 : f32
+  %r = nisa.program_id
+  %peer = arith.subi %c1, %r : index
+  %xbuf = memref.alloc() : memref<8x32xf32, {SB}>
+  %x = memref.subview %xbuf[0, 0] [8, 16] [1, 1] : memref<8x32xf32, {SB}> to {XV}
+  %w = memref.alloc() : memref<8x4xf32, {SB}>
+  %send = memref.alloc() : memref<8x16xf32, {SB}>
+  %acc = memref.alloc() : memref<4x16xf32, {PS2}>
+  %staged = memref.alloc() : memref<4x16xf32, {SB}>
+  %xr = memref.subview %x_h[%r, 0, 0] [1, 8, 16] [1, 1, 1]
+      : memref<2x8x16xf32, {HB}> to memref<8x16xf32, strided<[16, 1], offset: ?>, {HB}>
+  nisa.dma_copy %x, %xr : {XV}, memref<8x16xf32, strided<[16, 1], offset: ?>, {HB}>
+  nisa.dma_copy %send, %xr
+      : memref<8x16xf32, {SB}>, memref<8x16xf32, strided<[16, 1], offset: ?>, {HB}>
+  nisa.dma_copy %w, %w_h : memref<8x4xf32, {SB}>, memref<8x4xf32, {HB}>
+  scf.for %i = %c0 to %c3 step %c1 {{
+    nisa.tensor_scalar %send, %send, multiply %two
+        : memref<8x16xf32, {SB}>, memref<8x16xf32, {SB}>, f32
+    nisa.nc_matmul %acc, %w, %x : memref<4x16xf32, {PS2}>, memref<8x4xf32, {SB}>, {XV}
+    nisa.tensor_copy %staged, %acc : memref<4x16xf32, {SB}>, memref<4x16xf32, {PS2}>
+    %o = memref.subview %out[%r, %i, 0, 0] [1, 1, 4, 16] [1, 1, 1, 1]
+        : memref<2x3x4x16xf32, {HB}> to memref<4x16xf32, strided<[16, 1], offset: ?>, {HB}>
+    nisa.dma_copy %o, %staged
+        : memref<4x16xf32, strided<[16, 1], offset: ?>, {HB}>, memref<4x16xf32, {SB}>
+    nisa.sendrecv %x, %send to %peer from %peer pipe 0 : {XV}, memref<8x16xf32, {SB}>
+  }}
+  func.return
+}}
+"""
+
+
+def test_a_sendrecv_destination_read_by_a_loops_matmul_is_seen_fresh() -> None:
+    """In a planned loop on 2 cores the matmul's moving tile is the destination of the
+    iteration's ``sendrecv`` (the peer's tile, doubled each iteration; a view of a wider
+    buffer, as the kernels' tiles are, and read by no other op): its analysis is dropped at the
+    exchange, the weight tile's (which no core can write) is kept; every pass as
+    ``pe_pass`` on the tile the core holds at that iteration."""
+    from mxdsl.interpreters.spmd import run_spmd
+
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 8, 16)).astype(np.float32)
+    w = rng.standard_normal((8, 4)).astype(np.float32)
+    out = np.full((2, 3, 4, 16), np.nan, dtype=np.float32)
+    ctx = _context()
+    module, _ = parse_located(ctx, EXCHANGE, "exchange.mlir")
+    module.verify()
+    run_spmd(lambda ls: make_interpreter(module, ctx, listeners=ls), "main", (x, w, out), 2)
+    for core in range(2):
+        held = x[core]
+        for i in range(3):
+            want = pe_pass(w.T, held)
+            assert np.array_equal(out[core, i].view(np.uint32), want.view(np.uint32))
+            held = np.float32(2.0 ** (i + 1)) * x[1 - core]  # the peer's doubled tile
