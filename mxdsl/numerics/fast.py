@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -493,9 +494,11 @@ def available_cpus() -> int:
 
 
 def quantize_threads(threads: int | None = None) -> int:
-    """The thread count of the bf16 quantize: ``threads`` if given, else
-    ``$MXDSL_QUANTIZE_THREADS`` if set, else :func:`available_cpus`. Anything but a
-    positive integer is a ValueError saying where it came from."""
+    """The thread count of the bf16 quantize: ``threads`` if given (anything but a
+    positive integer is a ValueError), else ``$MXDSL_QUANTIZE_THREADS`` if set, else
+    :func:`available_cpus`. A setting that is not a positive integer is warned about
+    (once: a RuntimeWarning naming the variable, not a traceback from deep inside an
+    interpreter) and the available CPUs are used."""
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(
@@ -505,12 +508,20 @@ def quantize_threads(threads: int | None = None) -> int:
     setting = os.environ.get(THREADS_ENV, "").strip()
     if not setting:
         return available_cpus()
-    if not setting.isdecimal() or int(setting) < 1:
-        raise ValueError(
-            f"${THREADS_ENV} must be a positive integer (1 = no threads), got {setting!r}; "
-            "unset it to use every available CPU"
+    if setting.isdecimal() and int(setting) >= 1:
+        return int(setting)
+    if setting not in _WARNED:
+        _WARNED.add(setting)
+        warnings.warn(
+            f"${THREADS_ENV}={setting!r} is not a positive integer (1 = no threads); "
+            f"using {available_cpus()} (every available CPU). Set it to a count or unset it.",
+            RuntimeWarning,
+            stacklevel=2,
         )
-    return int(setting)
+    return available_cpus()
+
+
+_WARNED: set[str] = set()
 
 
 class _Pool:

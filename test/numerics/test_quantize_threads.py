@@ -158,17 +158,25 @@ def test_an_error_in_a_thread_is_raised_in_the_caller(monkeypatch, in_worker):
 
 def test_thread_count_setting(monkeypatch):
     """``threads`` wins, then $MXDSL_QUANTIZE_THREADS, then the available CPUs; a bad
-    value is a ValueError that says where it came from."""
+    ``threads`` is a ValueError, a bad setting a warning naming the variable (once per
+    value) and the available CPUs."""
     monkeypatch.delenv(fast.THREADS_ENV, raising=False)
     assert fast.quantize_threads() == fast.available_cpus() >= 1
     monkeypatch.setenv(fast.THREADS_ENV, "3")
     assert fast.quantize_threads() == 3
     assert fast.quantize_threads(1) == 1
+    monkeypatch.setattr(fast, "_WARNED", set())
+    x = wide_rows(1, 64, seed=8)
+    want = quantize_mx_reference(x, MxFormat.E4M3FN, (1, 32))
     for bad in ("0", "two", "-1", "1.5"):
         monkeypatch.setenv(fast.THREADS_ENV, bad)
-        with pytest.raises(ValueError, match=r"\$MXDSL_QUANTIZE_THREADS must be a positive"):
-            quantize_mx(np.zeros((1, 32), ml_dtypes.bfloat16), MxFormat.E4M3FN, (1, 32))
+        with pytest.warns(RuntimeWarning, match=r"\$MXDSL_QUANTIZE_THREADS=.* not a positive"):
+            got = quantize_mx(x, MxFormat.E4M3FN, (1, 32))
+        np.testing.assert_array_equal(got[0], want[0])
+        assert fast.quantize_threads() == fast.available_cpus()  # warned once: no warning
     monkeypatch.delenv(fast.THREADS_ENV)
     for bad in (0, -2, True, 1.0):
         with pytest.raises(ValueError, match="threads must be a positive integer"):
             fast.quantize_threads(bad)
+    with pytest.raises(ValueError, match="threads must be a positive integer"):
+        quantize_mx_packed(x, MxFormat.E4M3FN, threads=0)
