@@ -4,6 +4,8 @@
 Both walk the array in chunks of whole block-rows small enough to stay in cache, with
 preallocated buffers and only contiguous SIMD-friendly numpy ufuncs: no gathers (a table
 lookup costs about as much as twenty in-cache integer passes) and no per-element Python.
+The quantize's chunks are shared among threads (:func:`quantize_bf16`, ``threads``);
+each is whole block-rows, so the bits do not depend on the thread count.
 ``docs/numerics.md`` has the derivation and the measurements.
 
 Quantize works on the bf16 bit pattern with byte arithmetic. The prescale by
