@@ -546,8 +546,16 @@ class _Pool:
                 self.workers = count
             return [self.executor.submit(work) for _ in range(count)]
 
+    def forget(self) -> None:
+        """Drop the executor without joining it: in a forked child its threads do not
+        exist (the next call builds a new one)."""
+        self.lock = threading.Lock()
+        self.executor, self.workers = None, 0
+
 
 _POOL = _Pool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_POOL.forget)
 
 
 def _run_chunks(

@@ -4,6 +4,9 @@ caller, small inputs kept in the calling thread."""
 
 from __future__ import annotations
 
+import os
+import select
+import signal
 import threading
 
 import ml_dtypes
@@ -180,3 +183,33 @@ def test_thread_count_setting(monkeypatch):
             fast.quantize_threads(bad)
     with pytest.raises(ValueError, match="threads must be a positive integer"):
         quantize_mx_packed(x, MxFormat.E4M3FN, threads=0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_threads_work_in_a_forked_child(threads_seen):
+    """A child forked after the pool started builds its own pool (the parent's threads
+    do not exist there) and gets the reference bytes in two threads."""
+    x = wide_rows(36, 512, seed=9)
+    want = quantize_mx_reference(x, MxFormat.E4M3FN, (1, 32))
+    threads_seen(2)
+    quantize_mx(x, MxFormat.E4M3FN, (1, 32), threads=2)  # the parent's pool is running
+    seen = threads_seen(2)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report by exit status, never return into pytest
+        status = 1
+        try:
+            got = quantize_mx(x, MxFormat.E4M3FN, (1, 32), threads=2)
+            same = np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+            status = 0 if same and len(seen) == 2 else 2
+        finally:
+            os.write(write, b"x")
+            os._exit(status)
+    os.close(write)
+    ready, _, _ = select.select([read], [], [], 60)
+    os.close(read)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    assert ready, "the forked child hung"
+    assert os.waitstatus_to_exitcode(status) == 0
