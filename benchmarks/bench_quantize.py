@@ -56,9 +56,9 @@ BLOCK = (1, 32)
 
 
 Result = TypeVar("Result")
-Times = tuple[float, float, float]
-"""(CPU seconds of this process, wall seconds, seconds its threads waited for a CPU in
-the round with the best wall time)."""
+Times = tuple[float, float, float, float]
+"""(best CPU seconds of this process, best wall seconds, and in the round with the best
+wall time: the CPU seconds and the seconds its threads waited for a CPU)."""
 
 
 def run_queue_wait() -> float:
@@ -79,17 +79,19 @@ def best_times(runs: dict[str, Callable[[], object]], repeat: int) -> dict[str, 
     turns, and how long the best-wall round waited for a CPU."""
     cpu = dict.fromkeys(runs, float("inf"))
     wall = dict.fromkeys(runs, float("inf"))
-    waited = dict.fromkeys(runs, 0.0)
+    best_round = dict.fromkeys(runs, (0.0, 0.0))
     for _ in range(repeat):
         for name, run in runs.items():
             start_wait = run_queue_wait()
             start_cpu, start = time.process_time(), time.perf_counter()
             run()
             elapsed = time.perf_counter() - start
-            cpu[name] = min(cpu[name], time.process_time() - start_cpu)
+            spent = time.process_time() - start_cpu
+            cpu[name] = min(cpu[name], spent)
             if elapsed < wall[name]:
-                wall[name], waited[name] = elapsed, run_queue_wait() - start_wait
-    return {name: (cpu[name], wall[name], waited[name]) for name in runs}
+                wall[name] = elapsed
+                best_round[name] = (spent, run_queue_wait() - start_wait)
+    return {name: (cpu[name], wall[name], *best_round[name]) for name in runs}
 
 
 def timed(call: Callable[[], Result]) -> tuple[Result, Times]:
@@ -98,7 +100,7 @@ def timed(call: Callable[[], Result]) -> tuple[Result, Times]:
     start_cpu, start = time.process_time(), time.perf_counter()
     result = call()
     wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
-    return result, (cpu, wall, run_queue_wait() - start_wait)
+    return result, (cpu, wall, cpu, run_queue_wait() - start_wait)
 
 
 def busiest_thread(call: Callable[[], object], repeat: int) -> float:
@@ -135,11 +137,12 @@ def busiest_thread(call: Callable[[], object], repeat: int) -> float:
 
 
 def report(name: str, times: Times, input_bytes: int, copy: Times) -> None:
-    (cpu, wall, waited), (copy_cpu, copy_wall, _) = times, copy
+    (cpu, wall, round_cpu, waited), (copy_cpu, copy_wall, *_) = times, copy
     print(
         f"  {name:<40} CPU {cpu * 1e3:7.2f} ms ({input_bytes / cpu / 1e9:5.2f} GB/s of input)"
         f" ratio to copy {copy_cpu / cpu:5.3f} | wall {wall * 1e3:7.2f} ms"
-        f" ratio {copy_wall / wall:5.3f} (waited for a CPU {waited * 1e3:5.2f} ms)"
+        f" ratio {copy_wall / wall:5.3f} (that round: CPU {round_cpu * 1e3:5.2f} ms,"
+        f" waited for a CPU {waited * 1e3:5.2f} ms)"
     )
 
 
