@@ -4,6 +4,8 @@
 Both walk the array in chunks of whole block-rows small enough to stay in cache, with
 preallocated buffers and only contiguous SIMD-friendly numpy ufuncs: no gathers (a table
 lookup costs about as much as twenty in-cache integer passes) and no per-element Python.
+The quantize's chunks are shared among threads (:func:`quantize_bf16`, ``threads``);
+each is whole block-rows, so the bits do not depend on the thread count.
 ``docs/numerics.md`` has the derivation and the measurements.
 
 Quantize works on the bf16 bit pattern with byte arithmetic. The prescale by
@@ -31,8 +33,11 @@ zeroes and saturates. The rare cases are redone by the reference:
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -49,6 +54,14 @@ CHUNK_ELEMENTS = 1 << 19
 every chunk costs ~18 us of numpy call overhead (about 35 calls), so smaller chunks pay
 it more often; larger ones spill more of the working set (~6 bytes per element) out of
 the caches."""
+
+THREADS_ENV = "MXDSL_QUANTIZE_THREADS"
+"""Environment variable: the bf16 quantize's thread count when the caller passes none
+(default: the CPUs this process may run on, ``os.sched_getaffinity``)."""
+
+MIN_THREADED_ELEMENTS = 1 << 21
+"""Inputs below this many elements (4 chunks) quantize in the calling thread alone: the
+hand-off to the pool (~50-100 us) would cost more than a second core brings."""
 
 _BF16_MANTISSA_BITS = 7
 _UINT_OF_BYTES = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -475,25 +488,148 @@ def _redo_flagged_words(
         codes[words[word] * 8 + lane] = narrow(widened * prescale_multiplier(e8m0), kernel.fmt)
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def quantize_threads(threads: int | None = None) -> int:
+    """The thread count of the bf16 quantize: ``threads`` if given (anything but a
+    positive integer is a ValueError), else ``$MXDSL_QUANTIZE_THREADS`` if set, else
+    :func:`available_cpus`. A setting that is not a positive integer is warned about
+    (once: a RuntimeWarning naming the variable, not a traceback from deep inside an
+    interpreter) and the available CPUs are used."""
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(
+                f"threads must be a positive integer (1 = no threads), got {threads!r}"
+            )
+        return threads
+    setting = os.environ.get(THREADS_ENV, "").strip()
+    if not setting:
+        return available_cpus()
+    if setting.isdecimal() and int(setting) >= 1:
+        return int(setting)
+    if setting not in _WARNED:
+        _WARNED.add(setting)
+        warnings.warn(
+            f"${THREADS_ENV}={setting!r} is not a positive integer (1 = no threads); "
+            f"using {available_cpus()} (every available CPU). Set it to a count or unset it.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return available_cpus()
+
+
+_WARNED: set[str] = set()
+
+
+class _Pool:
+    """One process-wide pool of worker threads, grown on demand and never shrunk: the
+    threads (and the per-thread workspaces they keep) are reused from call to call.
+    Its tasks never wait on one another, so concurrent callers only queue."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.executor: ThreadPoolExecutor | None = None
+        self.workers = 0
+
+    def start(self, count: int, work: Callable[[], None]) -> list[Future[None]]:
+        """Run ``work`` in ``count`` pool threads."""
+        with self.lock:
+            if self.executor is None or self.workers < count:
+                if self.executor is not None:
+                    self.executor.shutdown(wait=False)  # its queued tasks still run
+                self.executor = ThreadPoolExecutor(count, thread_name_prefix="mxdsl-quantize")
+                self.workers = count
+            return [self.executor.submit(work) for _ in range(count)]
+
+    def forget(self) -> None:
+        """Drop the executor without joining it: in a forked child its threads do not
+        exist (the next call builds a new one)."""
+        self.lock = threading.Lock()
+        self.executor, self.workers = None, 0
+
+
+_POOL = _Pool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_POOL.forget)
+
+
+def _run_chunks(
+    kernel: _Bf16Quantizer,
+    make_kernel: Callable[[], _Bf16Quantizer],
+    bits: np.ndarray,
+    codes: np.ndarray,
+    scale: np.ndarray,
+    chunks: list[tuple[int, int, int, int]],
+    threads: int,
+) -> list[np.ndarray]:
+    """Run the kernel over every chunk in ``threads`` threads: the caller (with
+    ``kernel``) and ``threads - 1`` pool threads (each with its own kernel from
+    ``make_kernel``, so its own workspace), taking chunks in turn from a shared
+    counter (a preempted thread leaves its share to the other). Chunks are whole
+    block-rows, so each block is computed by one thread exactly as by one thread alone.
+    Returns the flagged words of every chunk in chunk order. An exception in any thread
+    stops the others after their current chunk and is raised here once all have
+    stopped."""
+    flagged: list[np.ndarray | None] = [None] * len(chunks)
+    indices = iter(range(len(chunks)))
+    lock = threading.Lock()
+    failed = threading.Event()
+
+    def run(worker: _Bf16Quantizer) -> None:
+        try:
+            while not failed.is_set():
+                with lock:
+                    index = next(indices, None)
+                if index is None:
+                    return
+                flagged[index] = worker.run(bits, codes, scale, chunks[index])
+        except BaseException:
+            failed.set()
+            raise
+
+    futures = _POOL.start(threads - 1, lambda: run(make_kernel())) if threads > 1 else []
+    error: BaseException | None = None
+    try:
+        run(kernel)
+    except BaseException as exc:
+        error = exc
+    for future in futures:
+        error = error or future.exception()
+    if error is not None:
+        raise error
+    return [words for words in flagged if words is not None]
+
+
 def quantize_bf16(
     x: np.ndarray,
     fmt: MxFormat,
     block_shape: Sequence[int],
     *,
     alternative_emax: bool = False,
+    threads: int | None = None,
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """The fast path of :func:`mxdsl.numerics.reference.quantize_mx_reference` for a
-    bfloat16 ``x``; returns the same ``(codes, scale)`` bit for bit."""
+    bfloat16 ``x``; returns the same ``(codes, scale)`` bit for bit, whatever the thread
+    count. ``threads`` (default: :func:`quantize_threads`) bounds the threads sharing
+    the chunks; inputs under :data:`MIN_THREADED_ELEMENTS` run in the caller alone."""
+    count = quantize_threads(threads)
     plan = ChunkPlan.of(x.shape, block_shape)
     bits = np.ascontiguousarray(x).view(np.uint16).reshape(-1)
     codes = np.empty(bits.size, np.uint8)
     scale = np.empty(bits.size // int(np.prod(plan.block)), np.uint8)
-    kernel = _Bf16Quantizer(fmt, plan, alternative_emax=alternative_emax)
-    flagged = [
-        words
-        for chunk in plan.flat_chunks()
-        if (words := kernel.run(bits, codes, scale, chunk)) is not None
-    ]
+    chunks = plan.flat_chunks()
+    count = 1 if bits.size < MIN_THREADED_ELEMENTS else min(count, len(chunks))
+
+    def make_kernel() -> _Bf16Quantizer:
+        return _Bf16Quantizer(fmt, plan, alternative_emax=alternative_emax)
+
+    kernel = make_kernel()
+    flagged = _run_chunks(kernel, make_kernel, bits, codes, scale, chunks, count)
     if flagged:
         _redo_flagged_words(np.concatenate(flagged), bits, codes, scale, plan, kernel)
     return codes.reshape(x.shape), scale.reshape(grid_shape(x.shape, block_shape))

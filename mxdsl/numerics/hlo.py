@@ -35,9 +35,11 @@ def quantize_mx_packed(
     axis: int = -1,
     *,
     alternative_emax: bool = False,
+    threads: int | None = None,
 ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]:
     """HLO QuantizeMX along ``axis``: ``(ui32 data, uint8 E8M0 scale)`` with ``axis``
-    divided by 4 and by 32 respectively (its length must divide by 32)."""
+    divided by 4 and by 32 respectively (its length must divide by 32). ``threads`` as
+    in :func:`mxdsl.numerics.quantize.quantize_mx`."""
     fmt = _hlo_format(fmt)
     arr = as_quantize_input(x)
     if arr.ndim == 0:
@@ -49,7 +51,11 @@ def quantize_mx_packed(
             f"of the block size {MX_BLOCK_SIZE}"
         )
     codes, scale = quantize_mx(
-        arr, fmt, logical_block_shape(arr.ndim, axis), alternative_emax=alternative_emax
+        arr,
+        fmt,
+        logical_block_shape(arr.ndim, axis),
+        alternative_emax=alternative_emax,
+        threads=threads,
     )
     return pack_fp8_x4(codes, axis), scale
 

@@ -40,6 +40,7 @@ def quantize_mx(
     block_shape: Sequence[int],
     *,
     alternative_emax: bool = False,
+    threads: int | None = None,
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """MX-quantize ``x`` (bfloat16, float16 or float32) block by block.
 
@@ -47,12 +48,18 @@ def quantize_mx(
     nibble per byte) and uint8 E8M0 bytes with the shape ``x.shape / block_shape``.
     ``alternative_emax`` is MxAlternativeEmaxEn (emax - 1). Spec
     ``mx-quantize-numerics.txt`` "The Quantize Data Path" and "Block-Scale Computation";
-    a shape that ``block_shape`` does not divide is a ValueError."""
+    a shape that ``block_shape`` does not divide is a ValueError. ``threads`` bounds the
+    threads of the bf16 fast path (default ``$MXDSL_QUANTIZE_THREADS``, else every
+    available CPU; see :func:`mxdsl.numerics.fast.quantize_threads`): the bits do not
+    depend on it."""
     fmt = as_format(fmt)
     arr = as_quantize_input(x)
     grid_shape(arr.shape, block_shape)
+    count = fast.quantize_threads(threads)
     if arr.dtype == _BF16 and _fast_geometry(arr.shape, block_shape):
-        return fast.quantize_bf16(arr, fmt, block_shape, alternative_emax=alternative_emax)
+        return fast.quantize_bf16(
+            arr, fmt, block_shape, alternative_emax=alternative_emax, threads=count
+        )
     return quantize_mx_reference(arr, fmt, block_shape, alternative_emax=alternative_emax)
 
 
