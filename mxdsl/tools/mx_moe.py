@@ -77,6 +77,7 @@ from mxdsl.kernels.moe_cte.reference.mx import (  # noqa: E402
     make_mx_inputs,
     mx_golden_for,
 )
+from mxdsl.numerics.fast import available_cpus  # noqa: E402
 from mxdsl.targets import DEFAULT_TARGET, TARGETS, get_target  # noqa: E402
 from mxdsl.tools.diagnostics import (  # noqa: E402
     DefaultsHelpFormatter,
@@ -653,14 +654,8 @@ def golden_blas_threads() -> Iterator[None]:
     if USER_CHOSE_BLAS_THREADS:
         yield
         return
-    with threadpool_limits(limits=usable_cores(), user_api="blas"):
+    with threadpool_limits(limits=available_cpus(), user_api="blas"):
         yield
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity where the OS has one)."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 def check(kernel, inputs, progress) -> Checked:  # noqa: ANN001
