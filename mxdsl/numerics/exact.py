@@ -442,25 +442,18 @@ def _fix_pass(
     out: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, rows: ColumnBits, columns: ColumnBits
 ) -> int:
     """:func:`fix_uncertified` for one pass (2-D operands and outputs) in few numpy
-    calls: the failing pairs (:func:`failing_pairs`), the exponent bound of
-    :func:`_doubtful` and :func:`rounds_safely`'s two ends inline, then the doubtful
-    few settled from their products."""
+    calls: the failing pairs (:func:`failing_pairs`) screened by the exponent bound
+    (:func:`_doubtful`), then the doubtful few settled from their products."""
     log = min(rows.log, columns.log)
-    i, j = failing_pairs(
+    pairs = failing_pairs(
         rows.width, columns.width, FLOAT64_BITS - 2 - log, rows.widest, columns.widest
     )
-    if i.size == 0:
+    if pairs[0].size == 0:
         return 0
-    sums = out[i, j]
-    margin = np.ldexp(1.0, rows.top[i] + columns.top[j] + (2 * log + 3 - 52))  # twice the bound
-    with np.errstate(over="ignore", invalid="ignore"):  # an end past fp32's range is inf
-        below = (sums - margin).astype(_F32)
-        above = (sums + margin).astype(_F32)
-    (doubt,) = np.nonzero(below.view(np.uint32) != above.view(np.uint32))
-    if doubt.size == 0:
+    index = _doubtful(out, rows, columns, pairs, log)
+    if index[0].size == 0:
         return 0
-    index = (i[doubt], j[doubt])
-    if doubt.size * lhs.shape[-1] >= _PIECES_FROM:
+    if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
         return _fix_by_pieces(out, lhs, rhs, index)
     return _settle(out, lhs[index[0]] * rhs.T[index[1]], index, log)
 
