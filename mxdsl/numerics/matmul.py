@@ -227,21 +227,24 @@ class BufferOperands:
     seen as ``[P, F]``, :meth:`operand` gives a 2-D view of it that spans all ``P`` rows
     (a tile of partitions x free elements) the same :class:`PeOperand` as
     :func:`pe_operand`, bit for bit, and the same object again for the same columns
-    (its widening done once). Once the tiles asked for add up to half the buffer, the
-    columns' nonzero and finite flags and :func:`~mxdsl.numerics.exact.quick_column_bits`
-    come from one analysis of the whole buffer (before that each tile is analysed
-    alone: a buffer dropped after each of a few small reads is never analysed whole).
-    Valid while the buffer is unchanged: the caller drops it on a write."""
+    (its widening done once). The columns' nonzero and finite flags and
+    :func:`~mxdsl.numerics.exact.quick_column_bits` (each column's own: they do not
+    depend on which columns are read together) come from reading the buffer in chunks
+    of :data:`ANALYSIS_CHUNK` columns, each chunk once, when a tile first reads one of
+    its columns: a tile is never analysed twice, and a buffer read in part is analysed
+    little beyond the part. Valid while the buffer is unchanged: the caller drops it on
+    a write."""
 
-    __slots__ = ("_whole", "asked", "flat", "operands", "root", "widen")
+    __slots__ = ("_analysed", "_bits", "flat", "operands", "root", "widen")
 
     def __init__(self, root: np.ndarray, widen: Callable[[np.ndarray], np.ndarray]) -> None:
         self.root = root
         self.flat = root.reshape(root.shape[0], -1)
         self.widen = widen
-        self.asked = 0
         self.operands: dict[tuple[int, int, int], PeOperand] = {}
-        self._whole: tuple[ColumnBits, np.ndarray, np.ndarray] | None = None
+        width = self.flat.shape[1]
+        self._bits = np.empty((3, width), dtype=np.int64)  # top, low, count per column
+        self._analysed = np.zeros(-(-width // ANALYSIS_CHUNK), dtype=bool)
 
     @staticmethod
     def supports(root: np.ndarray) -> bool:
@@ -275,26 +278,36 @@ class BufferOperands:
         known = self.operands.get(key)
         if known is not None:
             return known
-        self.asked += tile.size
-        if 2 * self.asked < self.flat.size:
-            operand = self.operands[key] = pe_operand(tile, self.widen)
-            return operand
-        quick, nonzero_columns, finite_columns = self._whole or self._analyse()
-        nonzero, zero = _split(nonzero_columns[columns])
+        self._analyse(columns.start, columns.stop)
+        top, low, count = self._bits[:, columns]
+        nonzero_columns = top != EMPTY_TOP  # a column of +-0 only has no top
+        nonzero, zero = _split(nonzero_columns)
         operand = self.operands[key] = PeOperand(tile, self.widen, nonzero, zero)
         cache = operand.__dict__  # the cached properties, from the buffer's
-        cache["finite"] = bool(finite_columns[columns].all())
-        cache["quick_bits"] = quick.take(_compose(columns, nonzero))
+        cache["finite"] = bool((top < _SPECIAL_TOP[self.flat.dtype]).all())
+        cache["quick_bits"] = ColumnBits(top[nonzero], low[nonzero], count[nonzero])
         return operand
 
-    def _analyse(self) -> tuple[ColumnBits, np.ndarray, np.ndarray]:
-        """One read of the whole buffer (its columns' largest and smallest magnitude
-        words): the quick bits, which columns hold a nonzero (a column of +-0 only has
-        no ``top``) and which hold no infinity or NaN (:data:`_SPECIAL_TOP`)."""
-        quick = quick_column_bits(self.flat)
-        assert quick is not None  # a _BUFFER_DTYPES buffer has quick bounds
-        self._whole = quick, quick.top != EMPTY_TOP, quick.top < _SPECIAL_TOP[self.flat.dtype]
-        return self._whole
+    def _analyse(self, start: int, stop: int) -> None:
+        """Read the chunks of columns ``[start, stop)`` not read yet (as one run each
+        where they are adjacent): their largest and smallest magnitude words."""
+        first, last = start // ANALYSIS_CHUNK, (stop - 1) // ANALYSIS_CHUNK + 1
+        pending = np.flatnonzero(~self._analysed[first:last]) + first
+        if pending.size == 0:
+            return
+        self._analysed[pending] = True
+        runs = np.split(pending, np.flatnonzero(np.diff(pending) != 1) + 1)
+        for run in runs:
+            begin = int(run[0]) * ANALYSIS_CHUNK
+            end = min((int(run[-1]) + 1) * ANALYSIS_CHUNK, self.flat.shape[1])
+            bits = quick_column_bits(self.flat[:, begin:end])
+            assert bits is not None  # a _BUFFER_DTYPES buffer has quick bounds
+            self._bits[:, begin:end] = bits.top, bits.low, bits.count
+
+
+ANALYSIS_CHUNK = 2048
+"""Columns :class:`BufferOperands` reads at a time (with 128 partitions, 256 Ki
+elements: few numpy calls per element, a bounded read past a tile)."""
 
 
 def _compose(outer: slice, inner: slice | np.ndarray) -> slice | np.ndarray:
