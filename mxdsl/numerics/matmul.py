@@ -235,7 +235,7 @@ class BufferOperands:
     little beyond the part. Valid while the buffer is unchanged: the caller drops it on
     a write."""
 
-    __slots__ = ("_analysed", "_bits", "flat", "operands", "root", "widen")
+    __slots__ = ("_address", "_analysed", "_bits", "flat", "operands", "root", "widen")
 
     def __init__(self, root: np.ndarray, widen: Callable[[np.ndarray], np.ndarray]) -> None:
         self.root = root
@@ -244,7 +244,8 @@ class BufferOperands:
         self.operands: dict[tuple[int, int, int], PeOperand] = {}
         width = self.flat.shape[1]
         self._bits = np.empty((3, width), dtype=np.int64)  # top, low, count per column
-        self._analysed = np.zeros(-(-width // ANALYSIS_CHUNK), dtype=bool)
+        self._analysed = bytearray(-(-width // ANALYSIS_CHUNK))  # 1: chunk read
+        self._address = self.flat.__array_interface__["data"][0]
 
     @staticmethod
     def supports(root: np.ndarray) -> bool:
@@ -261,7 +262,7 @@ class BufferOperands:
         if tile.strides[0] != flat.strides[0] and tile.shape[0] > 1:
             return None
         itemsize = flat.itemsize
-        offset = tile.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+        offset = tile.__array_interface__["data"][0] - self._address
         step = tile.strides[1] if tile.shape[1] > 1 else itemsize
         if offset < 0 or offset % itemsize or step <= 0 or step % itemsize:
             return None
@@ -292,17 +293,30 @@ class BufferOperands:
         """Read the chunks of columns ``[start, stop)`` not read yet (as one run each
         where they are adjacent): their largest and smallest magnitude words."""
         first, last = start // ANALYSIS_CHUNK, (stop - 1) // ANALYSIS_CHUNK + 1
-        pending = np.flatnonzero(~self._analysed[first:last]) + first
-        if pending.size == 0:
+        analysed = self._analysed
+        if 0 not in analysed[first:last]:
             return
-        self._analysed[pending] = True
-        runs = np.split(pending, np.flatnonzero(np.diff(pending) != 1) + 1)
-        for run in runs:
-            begin = int(run[0]) * ANALYSIS_CHUNK
-            end = min((int(run[-1]) + 1) * ANALYSIS_CHUNK, self.flat.shape[1])
-            bits = quick_column_bits(self.flat[:, begin:end])
-            assert bits is not None  # a _BUFFER_DTYPES buffer has quick bounds
-            self._bits[:, begin:end] = bits.top, bits.low, bits.count
+        for begin, end in _unset_runs(analysed, first, last):
+            analysed[begin:end] = b"\x01" * (end - begin)
+            self._read(begin * ANALYSIS_CHUNK, min(end * ANALYSIS_CHUNK, self.flat.shape[1]))
+
+    def _read(self, begin: int, end: int) -> None:
+        bits = quick_column_bits(self.flat[:, begin:end])
+        assert bits is not None  # a _BUFFER_DTYPES buffer has quick bounds
+        self._bits[:, begin:end] = bits.top, bits.low, bits.count
+
+
+def _unset_runs(flags: bytearray, first: int, last: int) -> list[tuple[int, int]]:
+    """The maximal runs ``[begin, end)`` of zero bytes of ``flags[first:last]``."""
+    runs: list[tuple[int, int]] = []
+    for index in range(first, last):
+        if flags[index]:
+            continue
+        if runs and runs[-1][1] == index:
+            runs[-1] = (runs[-1][0], index + 1)
+        else:
+            runs.append((index, index + 1))
+    return runs
 
 
 ANALYSIS_CHUNK = 2048
