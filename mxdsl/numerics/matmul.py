@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mxdsl.numerics.exact import (
+    EMPTY_TOP,
     EXACT_PATH,
     ColumnBits,
     all_certified,
@@ -131,6 +132,9 @@ def _split(mask: np.ndarray) -> tuple[slice | np.ndarray, slice | np.ndarray]:
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 
+_BUFFER_DTYPES = (np.dtype(np.float32), _BF16, np.dtype(np.float16))
+"""The dtypes :class:`BufferOperands` analyses whole (the SBUF tiles of ``nc_matmul``)."""
+
 
 @_IEEE_SPECIALS
 def to_float64(array: np.ndarray) -> np.ndarray:
@@ -150,13 +154,15 @@ def _widen(array: np.ndarray) -> np.ndarray:
     return array if array.dtype == np.float64 else to_float64(array)
 
 
-_EXPONENT_BITS = {
-    np.dtype(np.float32): (np.dtype(np.uint32), 0x7F80_0000),
-    np.dtype(ml_dtypes.bfloat16): (np.dtype(np.uint16), 0x7F80),
-    np.dtype(np.float16): (np.dtype(np.uint16), 0x7C00),
+_SPECIAL_TOP = {
+    np.dtype(np.float64): 1024,
+    np.dtype(np.float32): 128,
+    np.dtype(ml_dtypes.bfloat16): 128,
+    np.dtype(np.float16): 16,
 }
-"""Unsigned view and exponent mask of the float dtypes that widen to float64 exactly
-under any widening (an element is an infinity or NaN iff its exponent bits are all set)."""
+"""The :func:`~mxdsl.numerics.exact.quick_column_bits` ``top`` of an infinity or NaN of
+each dtype (its exponent field all ones, less the bias): every finite value's is lower,
+so a column holds an infinity or NaN iff its quick ``top`` reaches this."""
 
 
 @dataclass(frozen=True)
@@ -185,12 +191,11 @@ class PeOperand:
     @cached_property
     def finite(self) -> bool:
         """Whether no element is an infinity or NaN (zero columns hold none): from the
-        exponent bits of a float32 / bfloat16 / float16 tile not widened yet."""
-        bits = _EXPONENT_BITS.get(self.tile.dtype)
-        if bits is None or "widened" in self.__dict__:
+        largest exponent field of the quick bounds (which every pass reads anyway)."""
+        special = _SPECIAL_TOP.get(self.tile.dtype)
+        if special is None:
             return bool(np.isfinite(self.widened).all())
-        word, exponent = bits
-        return not bool(((self.tile.view(word) & exponent) == exponent).any())
+        return self.quick_bits.highest < special
 
     @cached_property
     def quick_bits(self) -> ColumnBits:
@@ -222,34 +227,31 @@ class BufferOperands:
     seen as ``[P, F]``, :meth:`operand` gives a 2-D view of it that spans all ``P`` rows
     (a tile of partitions x free elements) the same :class:`PeOperand` as
     :func:`pe_operand`, bit for bit, and the same object again for the same columns
-    (its widening done once). Once the tiles asked for add up to half the buffer, the
-    columns' nonzero and finite flags and :func:`~mxdsl.numerics.exact.quick_column_bits`
-    come from one analysis of the whole buffer (before that each tile is analysed
-    alone: a buffer dropped after each of a few small reads is never analysed whole).
-    Valid while the buffer is unchanged: the caller drops it on a write."""
+    (its widening done once). The columns' nonzero and finite flags and
+    :func:`~mxdsl.numerics.exact.quick_column_bits` (each column's own: they do not
+    depend on which columns are read together) come from reading the buffer in chunks
+    of :data:`ANALYSIS_CHUNK` columns, each chunk once, when a tile first reads one of
+    its columns: a tile is never analysed twice, and a buffer read in part is analysed
+    little beyond the part. Valid while the buffer is unchanged: the caller drops it on
+    a write."""
 
-    __slots__ = ("_finite", "_nonzero", "_quick", "asked", "flat", "operands", "root", "widen")
+    __slots__ = ("_address", "_analysed", "_bits", "flat", "operands", "root", "widen")
 
     def __init__(self, root: np.ndarray, widen: Callable[[np.ndarray], np.ndarray]) -> None:
         self.root = root
         self.flat = root.reshape(root.shape[0], -1)
         self.widen = widen
-        self.asked = 0
         self.operands: dict[tuple[int, int, int], PeOperand] = {}
-        self._nonzero: np.ndarray | None = None
-        self._finite: np.ndarray | None = None
-        self._quick: ColumnBits | None = None
+        width = self.flat.shape[1]
+        self._bits = np.empty((3, width), dtype=np.int64)  # top, low, count per column
+        self._analysed = bytearray(-(-width // ANALYSIS_CHUNK))  # 1: chunk read
+        self._address = self.flat.__array_interface__["data"][0]
 
     @staticmethod
     def supports(root: np.ndarray) -> bool:
         """Whether ``root`` can be analysed as a whole: C-contiguous, at least 2-D, of a
-        dtype with magnitude and exponent masks and a quick bound."""
-        return (
-            root.ndim >= 2
-            and root.flags.c_contiguous
-            and root.dtype in _EXPONENT_BITS
-            and root.dtype in _MAGNITUDE_BITS
-        )
+        16- or 32-bit float dtype (one with a quick bound)."""
+        return root.ndim >= 2 and root.flags.c_contiguous and root.dtype in _BUFFER_DTYPES
 
     def columns_of(self, tile: np.ndarray) -> slice | None:
         """The ``[P, F]`` columns a 2-D view ``tile`` of the buffer reads, when it spans
@@ -260,7 +262,7 @@ class BufferOperands:
         if tile.strides[0] != flat.strides[0] and tile.shape[0] > 1:
             return None
         itemsize = flat.itemsize
-        offset = tile.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+        offset = tile.__array_interface__["data"][0] - self._address
         step = tile.strides[1] if tile.shape[1] > 1 else itemsize
         if offset < 0 or offset % itemsize or step <= 0 or step % itemsize:
             return None
@@ -277,27 +279,49 @@ class BufferOperands:
         known = self.operands.get(key)
         if known is not None:
             return known
-        self.asked += tile.size
-        if 2 * self.asked < self.flat.size:
-            operand = self.operands[key] = pe_operand(tile, self.widen)
-            return operand
-        nonzero_columns, finite_columns = self._nonzero, self._finite
-        if nonzero_columns is None or finite_columns is None:
-            word, magnitude = _MAGNITUDE_BITS[self.flat.dtype]
-            ored = np.bitwise_or.reduce(self.flat.view(word), axis=0)
-            nonzero_columns = (ored & magnitude) != 0
-            word, exponent = _EXPONENT_BITS[self.flat.dtype]
-            special = (self.flat.view(word) & exponent) == exponent
-            finite_columns = ~special.any(axis=0)
-            self._nonzero, self._finite = nonzero_columns, finite_columns
-            self._quick = quick_column_bits(self.flat)
-        nonzero, zero = _split(nonzero_columns[columns])
+        self._analyse(columns.start, columns.stop)
+        top, low, count = self._bits[:, columns]
+        nonzero_columns = top != EMPTY_TOP  # a column of +-0 only has no top
+        nonzero, zero = _split(nonzero_columns)
         operand = self.operands[key] = PeOperand(tile, self.widen, nonzero, zero)
         cache = operand.__dict__  # the cached properties, from the buffer's
-        cache["finite"] = bool(finite_columns[columns].all())
-        if self._quick is not None:
-            cache["quick_bits"] = self._quick.take(_compose(columns, nonzero))
+        cache["finite"] = bool((top < _SPECIAL_TOP[self.flat.dtype]).all())
+        cache["quick_bits"] = ColumnBits(top[nonzero], low[nonzero], count[nonzero])
         return operand
+
+    def _analyse(self, start: int, stop: int) -> None:
+        """Read the chunks of columns ``[start, stop)`` not read yet (as one run each
+        where they are adjacent): their largest and smallest magnitude words."""
+        first, last = start // ANALYSIS_CHUNK, (stop - 1) // ANALYSIS_CHUNK + 1
+        analysed = self._analysed
+        if 0 not in analysed[first:last]:
+            return
+        for begin, end in _unset_runs(analysed, first, last):
+            analysed[begin:end] = b"\x01" * (end - begin)
+            self._read(begin * ANALYSIS_CHUNK, min(end * ANALYSIS_CHUNK, self.flat.shape[1]))
+
+    def _read(self, begin: int, end: int) -> None:
+        bits = quick_column_bits(self.flat[:, begin:end])
+        assert bits is not None  # a _BUFFER_DTYPES buffer has quick bounds
+        self._bits[:, begin:end] = bits.top, bits.low, bits.count
+
+
+def _unset_runs(flags: bytearray, first: int, last: int) -> list[tuple[int, int]]:
+    """The maximal runs ``[begin, end)`` of zero bytes of ``flags[first:last]``."""
+    runs: list[tuple[int, int]] = []
+    for index in range(first, last):
+        if flags[index]:
+            continue
+        if runs and runs[-1][1] == index:
+            runs[-1] = (runs[-1][0], index + 1)
+        else:
+            runs.append((index, index + 1))
+    return runs
+
+
+ANALYSIS_CHUNK = 2048
+"""Columns :class:`BufferOperands` reads at a time (with 128 partitions, 256 Ki
+elements: few numpy calls per element, a bounded read past a tile)."""
 
 
 def _compose(outer: slice, inner: slice | np.ndarray) -> slice | np.ndarray:
@@ -344,6 +368,7 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         return
     EXACT_PATH.outputs += sum(p.dst.size for p in passes)
     stationaries = [p.stationary for p in passes]
+    batch, wide = _batch(stationaries)  # every stationary's quick bits (so finiteness) known
     if not _skip_is_exact(moving, stationaries):  # every column multiplied
         _unskipped_passes_into(moving, passes)
         return
@@ -352,9 +377,9 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         for p in passes:  # nothing to multiply (e.g. a block of padding tokens): all +0
             _write(p.dst, slice(0, p.dst.shape[0]), columns, 0.0, p.accumulate)
         return
-    lhs = _stacked([s.widened for s in stationaries])
+    lhs = wide if wide is not None else _lhs(stationaries, batch)  # wide: MX tiles' stack
+    rows = batch.rows
     products = _products(moving, lhs)
-    rows = _row_bits(stationaries, lhs)
     nonfinite = not (moving.finite and all(s.finite for s in stationaries))
     if not all_certified(rows, moving.quick_bits):
         moving_products = products[:, moving.columns]
@@ -375,26 +400,51 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         offset += count
 
 
-def _row_bits(stationaries: Sequence[PeOperand], lhs: np.ndarray) -> ColumnBits:
-    """The quick bits of the stacked stationaries' nonzero columns (the rows of ``lhs``,
-    their float64 stack). Their cost is mostly the count of numpy calls, so a batch of
-    narrow (16-bit) tiles is read as one stacked copy, and float64 tiles (MX operands,
-    which the stack already holds as they are) through ``lhs`` itself: one
+@dataclass(frozen=True)
+class _Batch:
+    """What is kept of a :func:`pe_passes_into` batch of stationaries: the quick bits of
+    their nonzero columns side by side (``rows``; each stationary's own part of them is
+    its ``quick_bits``) and, when :func:`_batch` read them as one stack of their own
+    16-bit dtype, that stack (``narrow``: a quarter of the float64 one, which is built
+    from it for each batch and not kept)."""
+
+    rows: ColumnBits
+    narrow: np.ndarray | None
+
+
+def _lhs(stationaries: Sequence[PeOperand], batch: _Batch) -> np.ndarray:
+    """The stationaries' nonzero columns side by side in float64, ``[K, sum M]``: where
+    none is widened already and they share a 16-bit dtype and widening, their narrow
+    stack widened at once (no float64 copy of each), else their own widenings side by
+    side."""
+    first = stationaries[0]
+    if len(stationaries) == 1:
+        return first.widened
+    if not any("widened" in s.__dict__ or s.widen is not first.widen for s in stationaries):
+        narrow = batch.narrow if batch.narrow is not None else _same_kind_stack(stationaries)
+        if narrow is not None and narrow.dtype.itemsize <= 2:
+            return first.widen(narrow)
+    return np.concatenate([s.widened for s in stationaries], axis=1)
+
+
+def _batch(stationaries: Sequence[PeOperand]) -> tuple[_Batch, np.ndarray | None]:
+    """The :class:`_Batch` of ``stationaries``. Its quick bits cost mostly their count of
+    numpy calls, so a batch of narrow (16-bit) tiles is read as one stacked copy (which
+    is then widened as a whole) and float64 tiles (MX operands) as one stack: one
     :func:`quick_column_bits` instead of one per stationary, when they share a dtype and
-    precision and have not been analysed already. The result is kept: each stationary
-    gets its own columns' part (what its own analysis would give, column by column), and
-    the first one the whole (weakly referring to the others), for the next batch of the
-    same stationaries (a kernel that runs the same stationary tiles against several
-    moving tiles, as shard_on_block's down projection does once per H chunk)."""
+    precision and have not been analysed already. The batch is kept: the first
+    stationary holds it (weakly referring to the others) for the next batch of the same
+    stationaries (a kernel that runs the same stationary tiles against several moving
+    tiles, as shard_on_block's down projection does once per H chunk)."""
     first, others = stationaries[0], stationaries[1:]
-    known = first.__dict__.get("_batch_bits")
+    known = first.__dict__.get("_batch")
     if (
         known is not None
         and len(known[0]) == len(others)
         and all(r() is s for r, s in zip(known[0], others, strict=True))
     ):
-        return known[1]
-    stacked = _stacked_narrow(stationaries, lhs)
+        return known[1], None
+    stacked = _stacked_narrow(stationaries)
     bits = None if stacked is None else quick_column_bits(stacked, first.precision)
     if bits is None:
         bits = ColumnBits.concatenate([s.quick_bits for s in stationaries])
@@ -404,28 +454,34 @@ def _row_bits(stationaries: Sequence[PeOperand], lhs: np.ndarray) -> ColumnBits:
             count = _count(s.columns)
             s.__dict__.setdefault("quick_bits", bits.take(slice(offset, offset + count)))
             offset += count
+    wide = stacked is not None and stacked.dtype == np.float64
+    batch = _Batch(bits, None if wide else stacked)
     if others:  # weak references: no cycle keeps the operands' float64 copies alive
-        first.__dict__["_batch_bits"] = (tuple(weakref.ref(s) for s in others), bits)
-    return bits
+        first.__dict__["_batch"] = (tuple(weakref.ref(s) for s in others), batch)
+    return batch, stacked if wide else None
 
 
-def _stacked_narrow(stationaries: Sequence[PeOperand], lhs: np.ndarray) -> np.ndarray | None:
+def _stacked_narrow(stationaries: Sequence[PeOperand]) -> np.ndarray | None:
     """The stationaries' nonzero columns side by side in their own dtype, for
-    :func:`_row_bits`; ``None`` where reading them one by one is as cheap or they cannot
+    :func:`_batch`; ``None`` where reading them one by one is as cheap or they cannot
     be read together (one stationary, all analysed already, mixed dtypes or precisions,
     32-bit tiles)."""
-    first = stationaries[0]
     if len(stationaries) == 1 or all("quick_bits" in s.__dict__ for s in stationaries):
         return None
+    return _same_kind_stack(stationaries)
+
+
+def _same_kind_stack(stationaries: Sequence[PeOperand]) -> np.ndarray | None:
+    """The stationaries' nonzero columns side by side in their own dtype when they share
+    a 16-bit or float64 dtype and a precision, else ``None``."""
+    first = stationaries[0]
     if any(
         s.tile.dtype != first.tile.dtype or s.precision != first.precision for s in stationaries
     ):
         return None
-    if first.tile.dtype == np.float64:
-        return lhs
-    if first.tile.dtype.itemsize <= 2:
-        return np.concatenate([s.tile[:, s.columns] for s in stationaries], axis=1)
-    return None
+    if first.tile.dtype != np.float64 and first.tile.dtype.itemsize > 2:
+        return None
+    return np.concatenate([s.tile[:, s.columns] for s in stationaries], axis=1)
 
 
 def _unskipped_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
@@ -450,11 +506,6 @@ def _skip_is_exact(moving: PeOperand, stationaries: Sequence[PeOperand]) -> bool
     if not moving.dense and not all(s.finite for s in stationaries):
         return False
     return all(s.dense for s in stationaries) or moving.finite
-
-
-def _stacked(stationaries: Sequence[np.ndarray]) -> np.ndarray:
-    """The stationaries' nonzero columns side by side, ``[K, sum M]``."""
-    return stationaries[0] if len(stationaries) == 1 else np.concatenate(stationaries, axis=1)
 
 
 def _products(moving: PeOperand, lhs: np.ndarray) -> np.ndarray:
