@@ -558,30 +558,46 @@ def _erfcx_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         hi.append(h)
         lo.append(low)
         rest.append([float(v) for v in a[1:]])
-    return np.array(hi, F64), np.array(lo, F64), np.array(rest, F64)
+    # rest[n - 1] holds a_n of every centre (contiguous rows for np.take)
+    return np.array(hi, F64), np.array(lo, F64), np.array(rest, F64).T.copy()
 
 
 def _erfcx(z: np.ndarray) -> np.ndarray:
     """``e**(z*z) erfc(z)`` for ``z >= 1/2`` (finite)."""
     out = np.empty_like(z)
     near = z < _ERFCX_CF_FROM
-    zn = z[near]
-    i = np.rint(zn * _ERFCX_STEP).astype(np.int64)
-    h = zn - i / _ERFCX_STEP  # exact (Sterbenz: i/8 is within 1/16 of zn >= 1/2)
-    a0_hi, a0_lo, rest = _erfcx_tables()
-    row = i - _ERFCX_FIRST
-    acc = rest[row, -1]
-    for n in range(_ERFCX_DEGREE - 2, -1, -1):
-        acc = rest[row, n] + h * acc
-    out[near] = a0_hi[row] + (a0_lo[row] + h * acc)
+    if near.any():
+        out[near] = _erfcx_taylor(z[near])
     far = ~near
+    if not far.any():
+        return out
     zf = z[far]
     # e**(z*z) erfc(z) = (1/sqrt(pi)) / (z + (1/2) / (z + (2/2) / (z + (3/2) / ...)))
     t = zf.copy()
     for n in range(_ERFCX_CF_DEPTH, 0, -1):
-        t = zf + (0.5 * n) / t
-    out[far] = _INV_SQRT_PI / t
+        np.divide(0.5 * n, t, out=t)
+        t += zf
+    out[far] = np.divide(_INV_SQRT_PI, t, out=t)
     return out
+
+
+def _erfcx_taylor(z: np.ndarray) -> np.ndarray:
+    """``erfcx(z)`` for ``1/2 <= z < 6 + 1/16`` by the Taylor polynomial at the nearest
+    ``c = i/8``."""
+    i = np.rint(z * _ERFCX_STEP)
+    h = i / _ERFCX_STEP
+    np.subtract(z, h, out=h)  # exact (Sterbenz: i/8 is within 1/16 of z >= 1/2)
+    row = i.astype(np.int64)
+    row -= _ERFCX_FIRST
+    a0_hi, a0_lo, rest = _erfcx_tables()
+    acc = np.take(rest[-1], row, mode="clip")
+    for n in range(_ERFCX_DEGREE - 2, -1, -1):
+        acc *= h
+        acc += np.take(rest[n], row, mode="clip")
+    acc *= h
+    acc += np.take(a0_lo, row, mode="clip")
+    acc += np.take(a0_hi, row, mode="clip")
+    return acc
 
 
 def _erfc_positive(z: np.ndarray, z2_hi: np.ndarray, z2_lo: np.ndarray) -> np.ndarray:
