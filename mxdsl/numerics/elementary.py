@@ -249,10 +249,10 @@ def _exp_clipped(x: np.ndarray) -> np.ndarray:
 
 
 def _exp_neg_abs(x: np.ndarray) -> np.ndarray:
-    """``exp(-|x|)``: ``-|x|`` clipped to -750 (then ``min(|x|, 750)`` negated)."""
+    """``exp(-|x|)`` (:func:`exp`'s clip of ``-|x|``, in place)."""
     a = np.abs(x)
-    np.minimum(a, _EXP_CLIP, out=a)
     np.negative(a, out=a)
+    np.clip(a, -_EXP_CLIP, _EXP_CLIP, out=a)
     return _exp_clipped(a)
 
 
@@ -308,7 +308,7 @@ def _log_core(x: np.ndarray, correction: np.ndarray | None = None) -> np.ndarray
         x = np.where(subnormal, x * 2.0**54, x)  # exact
     mant, e = np.frexp(x)  # x = mant * 2**e, mant in [0.5, 1)
     low = mant < _SQRT_HALF
-    np.add(mant, mant, out=mant, where=low)  # exact; now in [sqrt(1/2), sqrt(2))
+    np.ldexp(mant, low, out=mant)  # times 2 where low (exact); now in [sqrt(1/2), sqrt(2))
     e -= low  # exact small integers
     ef = e.astype(F64)
     if scaled:
