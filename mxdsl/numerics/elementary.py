@@ -606,13 +606,22 @@ def _erfc_positive(z: np.ndarray, z2_hi: np.ndarray, z2_lo: np.ndarray) -> np.nd
     e = np.negative(z2_hi)
     np.maximum(e, -_EXP_CLIP, out=e)  # exp's clip (the argument is below 0)
     e = _exp_clipped(e)
-    return (e - e * z2_lo) * _erfcx(z)
+    t = e * z2_lo
+    np.subtract(e, t, out=t)
+    t *= _erfcx(z)
+    return t
 
 
 def _erf_small(x: np.ndarray) -> np.ndarray:
     """erf for ``|x| < 1/2`` by its Maclaurin series."""
     z = x * x
-    return x * _ERF_A0_HI + x * (_ERF_A0_LO + z * _horner(_ERF_TAIL, z))
+    series = _horner(_ERF_TAIL, z)
+    series *= z
+    series += _ERF_A0_LO
+    series *= x
+    y = x * _ERF_A0_HI
+    y += series
+    return y
 
 
 _ERFC_ZERO = 27.5  # erfc underflows to 0 beyond 27.3
@@ -622,7 +631,10 @@ def _square_of(a: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """``(scale a)**2`` as hi + lo for ``scale`` 1 or 1/2 (the latter for ``a / sqrt 2``,
     squared exactly as ``a*a / 2``)."""
     p, e = _two_square(a)
-    return p * scale, e * scale
+    if scale != 1.0:
+        p *= scale
+        e *= scale
+    return p, e
 
 
 @_elementwise
@@ -633,8 +645,11 @@ def erf(x: np.ndarray) -> np.ndarray:
     out = np.where(np.isnan(x), x, np.copysign(1.0, x))
     out[small] = _erf_small(x[small])
     mid = ~small & ~np.isnan(x)
-    hi, lo = _square_of(a[mid], 1.0)
-    out[mid] = np.copysign(1.0 - _erfc_positive(a[mid], hi, lo), x[mid])
+    am = a[mid]
+    hi, lo = _square_of(am, 1.0)
+    y = _erfc_positive(am, hi, lo)
+    np.subtract(1.0, y, out=y)
+    out[mid] = np.copysign(y, x[mid], out=y)
     return out
 
 
@@ -646,8 +661,9 @@ def erfc(x: np.ndarray) -> np.ndarray:
     out = np.where(np.isnan(x), x, np.where(x > 0.0, 0.0, 2.0))
     out[small] = 1.0 - _erf_small(x[small])
     mid = ~small & ~np.isnan(x)
-    hi, lo = _square_of(a[mid], 1.0)
-    tail = _erfc_positive(a[mid], hi, lo)
+    am = a[mid]
+    hi, lo = _square_of(am, 1.0)
+    tail = _erfc_positive(am, hi, lo)
     out[mid] = np.where(x[mid] > 0.0, tail, 2.0 - tail)
     return out
 
@@ -665,8 +681,10 @@ def gelu(x: np.ndarray) -> np.ndarray:
     mid = ~small & ~np.isnan(x)
     hi, lo = _square_of(a[mid], 0.5)
     tail = _erfc_positive(z[mid], hi, lo)
-    with np.errstate(invalid="ignore"):  # inf * 0 in the branch not taken (and -inf)
-        out[mid] = np.where(x[mid] > 0.0, half[mid] * (2.0 - tail), half[mid] * tail)
+    hm = half[mid]
+    positive = x[mid] > 0.0
+    # inf * 0 in the branch not taken (and -inf): warnings are off in _elementwise
+    out[mid] = np.where(positive, hm * (2.0 - tail), hm * tail)
     return out
 
 
