@@ -9,8 +9,9 @@ differs in the last bit between CPUs, and ``erf`` came from scipy or ``math.erf`
 of them is used here. numpy never fuses a multiply and an add, so there is no FMA either.
 Constants and tables are computed at import (or first use) with :mod:`decimal`, which is
 software arithmetic and gives the same digits everywhere. The per-element algorithm
-never depends on the other elements of the array (branches are ``np.where`` or a fixed
-split of the elements by range), so batching does not change a result.
+never depends on the other elements of the array (branches are ``np.where``, a fixed
+split of the elements by range, or a fix-up of just the lanes that need one, skipped when
+none does), so batching does not change a result.
 
 Accuracy (float64 ulps, measured by ``test/numerics/test_elementary.py`` against
 150-digit :mod:`decimal` evaluations): ``exp``, ``log``, ``log1p``, ``expm1`` within 1
@@ -201,8 +202,7 @@ _EXP_MAX = 709.782712893384  # above: overflow (the reduction below clips to +-7
 _EXP_CLIP = 750.0
 # an integer k with |k| < 2**51 plus 1.5 * 2**52 is exact, and its bit pattern is that of
 # 1.5 * 2**52 plus k: the integer is read from the bits instead of a float -> int cast
-_ROUNDER = 1.5 * 2.0**52
-_ROUNDER_BITS = int(np.array(_ROUNDER).view(np.int64))
+_ROUNDER = 1.5 * 2.0**52  # bit pattern 0x4338000000000000
 
 
 def _exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -221,8 +221,8 @@ def _exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     t = k * _EXP_L2
     r -= t
     np.add(k, _ROUNDER, out=t)
-    bits = t.view(np.int64)  # _ROUNDER_BITS + k (garbage, in range, for a NaN)
-    j = bits & (_EXP_N - 1)  # k mod 256 (_ROUNDER_BITS has 51 zero low bits)
+    bits = t.view(np.int64)  # 0x4338000000000000 + k (garbage for a NaN)
+    j = bits & (_EXP_N - 1)  # k mod 256, in [0, 256) whatever bits holds
     np.right_shift(bits, _EXP_BITS, out=bits)
     m = bits.astype(np.int32)  # floor(k / 256): the low 32 bits of bits >> 8 are those of k >> 8
     # p = r + r^2 (C2 + r (C3 + r (C4 + r C5))): k's buffer is free
