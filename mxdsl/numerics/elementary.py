@@ -9,8 +9,9 @@ differs in the last bit between CPUs, and ``erf`` came from scipy or ``math.erf`
 of them is used here. numpy never fuses a multiply and an add, so there is no FMA either.
 Constants and tables are computed at import (or first use) with :mod:`decimal`, which is
 software arithmetic and gives the same digits everywhere. The per-element algorithm
-never depends on the other elements of the array (branches are ``np.where`` or a fixed
-split of the elements by range), so batching does not change a result.
+never depends on the other elements of the array (branches are ``np.where``, a fixed
+split of the elements by range, or a fix-up of just the lanes that need one, skipped when
+none does), so batching does not change a result.
 
 Accuracy (float64 ulps, measured by ``test/numerics/test_elementary.py`` against
 150-digit :mod:`decimal` evaluations): ``exp``, ``log``, ``log1p``, ``expm1`` within 1
@@ -91,7 +92,10 @@ _CHUNK = 8192  # elements per pass: the temporaries stay in cache and off mmap
 def _elementwise(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """Run ``fn`` on the broadcast, flattened float64 arguments, 8192 elements at a time
     (each element's result depends on that element only, so chunks change no bit; fresh
-    whole-array temporaries would page-fault), and give the result the input's shape."""
+    whole-array temporaries would page-fault), and give the result the input's shape.
+    Floating-point warnings are off inside (overflow to Inf, NaN inputs and lanes whose
+    value a fix-up replaces are all intended); ``fn`` may overwrite its own temporaries
+    but never its arguments."""
 
     @functools.wraps(fn)
     def run(*args: object) -> np.ndarray:
@@ -99,11 +103,12 @@ def _elementwise(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
         shape = arrays[0].shape
         flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
         n = flat[0].size
-        if n <= _CHUNK:
-            return fn(*flat).reshape(shape)
-        out = np.empty(n, F64)
-        for start in range(0, n, _CHUNK):
-            out[start : start + _CHUNK] = fn(*(a[start : start + _CHUNK] for a in flat))
+        with np.errstate(all="ignore"):
+            if n <= _CHUNK:
+                return fn(*flat).reshape(shape)
+            out = np.empty(n, F64)
+            for start in range(0, n, _CHUNK):
+                out[start : start + _CHUNK] = fn(*(a[start : start + _CHUNK] for a in flat))
         return out.reshape(shape)
 
     return run
@@ -113,24 +118,47 @@ def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Veltkamp's split: ``a = hi + lo`` exactly, each with at most 26 significant bits
     (``|a|`` below 2**995, so nothing overflows)."""
     t = 134217729.0 * a  # 2**27 + 1
-    hi = t - (t - a)
+    hi = np.subtract(t, a)
+    np.subtract(t, hi, out=hi)
     return hi, a - hi
+
+
+def _split_constant(c: float) -> tuple[float, float]:
+    """:func:`_split` of one float (the same operations, done once)."""
+    hi, lo = _split(np.array([c]))
+    return float(hi[0]), float(lo[0])
 
 
 def _two_square(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Dekker's product ``a * a = p + e`` exactly (``|a|`` below 2**995)."""
     p = a * a
     hi, lo = _split(a)
-    e = ((hi * hi - p) + 2.0 * (hi * lo)) + lo * lo
+    e = hi * hi
+    e -= p
+    hi *= lo
+    hi *= 2.0
+    e += hi
+    lo *= lo
+    e += lo
     return p, e
 
 
-def _two_product(a: np.ndarray, b: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
-    """Dekker's product ``a * b = p + e`` exactly (``|a|, |b|`` below 2**995)."""
+def _two_product(
+    a: np.ndarray, b: np.ndarray | float, b_split: tuple[np.ndarray | float, np.ndarray | float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Dekker's product ``a * b = p + e`` exactly (``|a|, |b|`` below 2**995), given
+    ``b_split = _split(b)`` (a constant's is computed once)."""
     p = a * b
     a_hi, a_lo = _split(a)
-    b_hi, b_lo = _split(np.asarray(b, F64))
-    e = (((a_hi * b_hi - p) + a_hi * b_lo) + a_lo * b_hi) + a_lo * b_lo
+    b_hi, b_lo = b_split
+    e = a_hi * b_hi
+    e -= p
+    a_hi *= b_lo
+    e += a_hi
+    t = a_lo * b_hi
+    e += t
+    a_lo *= b_lo
+    e += a_lo
     return p, e
 
 
@@ -138,14 +166,20 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Knuth's sum ``a + b = s + e`` exactly."""
     s = a + b
     bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
+    t = s - bb
+    np.subtract(a, t, out=t)
+    np.subtract(b, bb, out=bb)
+    t += bb
+    return s, t
 
 
 def _horner(coefficients: tuple[float, ...], z: np.ndarray) -> np.ndarray:
     """``c0 + z (c1 + z (c2 + ...))``."""
-    acc = np.full_like(z, coefficients[-1])
-    for c in reversed(coefficients[:-1]):
-        acc = c + z * acc
+    acc = z * coefficients[-1]
+    acc += coefficients[-2]
+    for c in reversed(coefficients[:-2]):
+        acc *= z
+        acc += c
     return acc
 
 
@@ -165,44 +199,94 @@ _EXP_T_LO = np.array([lo for _, lo in _EXP_TABLE], dtype=F64)
 # (the first term left out, r^6 / 720, is below 2**-66)
 _C2, _C3, _C4, _C5 = (float(Fraction(1, f)) for f in (2, 6, 24, 120))
 _EXP_MAX = 709.782712893384  # above: overflow (the reduction below clips to +-750 first)
+_EXP_CLIP = 750.0
+# an integer k with |k| < 2**51 plus 1.5 * 2**52 is exact, and its bit pattern is that of
+# 1.5 * 2**52 plus k: the integer is read from the bits instead of a float -> int cast
+_ROUNDER = 1.5 * 2.0**52  # bit pattern 0x4338000000000000
 
 
 def _exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``exp(x) = 2**m * (hi + lo)`` for ``x`` in [-750, 750]: ``hi = 2**(j/256)``
     rounded, ``lo`` the rest (``|lo| < 0.003 hi``), ``m`` int32; a NaN ``x`` gives a NaN
-    ``lo`` (``hi`` and ``m`` are then meaningless but finite).
+    ``lo`` (``hi`` and ``m`` are then meaningless but finite). ``hi`` and ``lo`` are
+    fresh arrays the caller may overwrite.
 
     ``x = k ln2/256 + r`` with ``k = rint(256 x / ln2)``; ``k * L1`` is exact (L1 has 34
     bits, ``|k| < 2**19``) and ``x - k L1`` is exact (Sterbenz), so ``r`` carries one
     rounding of a term below ``2**-9``."""
-    k = np.rint(x * _EXP_INV_L)
-    r = (x - k * _EXP_L1) - k * _EXP_L2
-    with np.errstate(invalid="ignore"):  # NaN -> some integer; lo stays NaN
-        ki = k.astype(np.int64)
-    j = ki & (_EXP_N - 1)
-    m = (ki >> _EXP_BITS).astype(np.int32)
-    p = r + (r * r) * (_C2 + r * (_C3 + r * (_C4 + r * _C5)))
-    t_hi = _EXP_T_HI[j]
-    return m, t_hi, _EXP_T_LO[j] + t_hi * p
+    k = x * _EXP_INV_L
+    np.rint(k, out=k)
+    r = k * _EXP_L1
+    np.subtract(x, r, out=r)
+    t = k * _EXP_L2
+    r -= t
+    np.add(k, _ROUNDER, out=t)
+    bits = t.view(np.int64)  # 0x4338000000000000 + k (garbage for a NaN)
+    j = bits & (_EXP_N - 1)  # k mod 256, in [0, 256) whatever bits holds
+    np.right_shift(bits, _EXP_BITS, out=bits)
+    m = bits.astype(np.int32)  # floor(k / 256): the low 32 bits of bits >> 8 are those of k >> 8
+    # p = r + r^2 (C2 + r (C3 + r (C4 + r C5))): k's buffer is free
+    p = np.multiply(r, _C5, out=k)
+    for c in (_C4, _C3):
+        p += c
+        p *= r
+    p += _C2
+    np.multiply(r, r, out=t)
+    p *= t
+    p += r
+    hi = np.take(_EXP_T_HI, j, mode="clip")
+    lo = np.take(_EXP_T_LO, j, mode="clip")
+    p *= hi
+    lo += p
+    return m, hi, lo
+
+
+def _exp_clipped(x: np.ndarray) -> np.ndarray:
+    """``e**x`` for ``x`` in [-750, 750] (or NaN): ``ldexp(hi + lo, m)``, a fresh array."""
+    m, hi, lo = _exp_parts(x)
+    lo += hi
+    return np.ldexp(lo, m, out=lo)
+
+
+def _exp_neg_abs(x: np.ndarray) -> np.ndarray:
+    """``exp(-|x|)`` (:func:`exp`'s clip of ``-|x|``, in place)."""
+    a = np.abs(x)
+    np.negative(a, out=a)
+    np.clip(a, -_EXP_CLIP, _EXP_CLIP, out=a)
+    return _exp_clipped(a)
+
+
+def _expm1_clipped(x: np.ndarray) -> np.ndarray:
+    """``e**x - 1`` for ``x`` in [-750, 750], as :func:`expm1` without its fix-ups for
+    ``x = -0`` and NaN (there it gives +0 and some NaN)."""
+    m, hi, lo = _exp_parts(x)
+    # 2**m hi - 1 is exact for -1 <= m <= 52 (Sterbenz / a shared ulp); else rounded once
+    np.ldexp(hi, m, out=hi)
+    hi -= 1.0
+    np.ldexp(lo, m, out=lo)
+    hi += lo
+    return hi
+
+
+def _keep_input_where(y: np.ndarray, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``y`` with ``x`` in the lanes of ``mask`` (a rare fix-up: copies only if any)."""
+    if mask.any():
+        y[mask] = x[mask]
+    return y
 
 
 @_elementwise
 def exp(x: object) -> np.ndarray:
     """``e**x`` (within 1 ulp; overflow to +Inf, gradual underflow to 0)."""
-    m, hi, lo = _exp_parts(np.clip(_f64(x), -750.0, 750.0))  # NaN stays NaN
-    with np.errstate(over="ignore"):
-        return np.ldexp(hi + lo, m)
+    return _exp_clipped(np.clip(_f64(x), -_EXP_CLIP, _EXP_CLIP))  # NaN stays NaN
 
 
 @_elementwise
 def expm1(x: object) -> np.ndarray:
     """``e**x - 1`` without the cancellation near 0."""
     x = _f64(x)
-    m, hi, lo = _exp_parts(np.clip(x, -750.0, 750.0))
-    # 2**m hi - 1 is exact for -1 <= m <= 52 (Sterbenz / a shared ulp); else rounded once
-    with np.errstate(over="ignore", invalid="ignore"):
-        y = (np.ldexp(hi, m) - 1.0) + np.ldexp(lo, m)
-    return np.where(np.isnan(x) | (x == 0.0), x, y)  # expm1(-0) = -0
+    y = _expm1_clipped(np.clip(x, -_EXP_CLIP, _EXP_CLIP))
+    return _keep_input_where(y, x, (x == 0.0) | np.isnan(x))  # expm1(-0) = -0
 
 
 # -------------------------------------------------------------------------- log
@@ -219,91 +303,138 @@ def _log_core(x: np.ndarray, correction: np.ndarray | None = None) -> np.ndarray
     """``log(x) (+ correction)`` for finite ``x > 0``; ``correction`` is a small absolute
     term added before the last rounding (log1p's rounding error of ``1 + y``)."""
     subnormal = x < _TINY
-    x = x * np.where(subnormal, 2.0**54, 1.0)  # exact
+    scaled = subnormal.any()
+    if scaled:
+        x = np.where(subnormal, x * 2.0**54, x)  # exact
     mant, e = np.frexp(x)  # x = mant * 2**e, mant in [0.5, 1)
     low = mant < _SQRT_HALF
-    mant = np.where(low, mant * 2.0, mant)  # exact; now in [sqrt(1/2), sqrt(2))
-    e = e.astype(F64) - np.where(low, 1.0, 0.0) - np.where(subnormal, 54.0, 0.0)
+    np.ldexp(mant, low, out=mant)  # times 2 where low (exact); now in [sqrt(1/2), sqrt(2))
+    e -= low  # exact small integers
+    ef = e.astype(F64)
+    if scaled:
+        ef -= np.where(subnormal, 54.0, 0.0)
     f = mant - 1.0  # exact (Sterbenz)
-    s = f / (2.0 + f)
+    s = f + 2.0
+    np.divide(f, s, out=s)
     z = s * s
-    r = z * _horner(_LOG_R, z)
-    hfsq = 0.5 * f * f
-    tail = e * _LN2_LO
+    r = _horner(_LOG_R, z)
+    r *= z
+    hfsq = 0.5 * f
+    hfsq *= f
+    tail = ef * _LN2_LO
     if correction is not None:
-        tail = tail + correction
+        tail += correction
     # log(1 + f) = f - (hfsq - s (hfsq + R)) since hfsq (1 - s) = s f
-    return e * _LN2_HI - ((hfsq - (s * (hfsq + r) + tail)) - f)
+    r += hfsq
+    r *= s
+    r += tail
+    np.subtract(hfsq, r, out=r)
+    r -= f
+    ef *= _LN2_HI
+    ef -= r
+    return ef
 
 
 @_elementwise
 def log(x: object) -> np.ndarray:
     """Natural logarithm (within 1 ulp); ``log(0) = -Inf``, negative -> NaN."""
     x = _f64(x)
-    ok = (x > 0.0) & np.isfinite(x)
+    ok = (x > 0.0) & (x < np.inf)
+    if ok.all():
+        return _log_core(x)
     y = _log_core(np.where(ok, x, 1.0))
-    y = np.where(x == 0.0, -np.inf, y)
-    y = np.where(x == np.inf, np.inf, y)
-    return np.where((x < 0.0) | np.isnan(x), np.nan, y)
+    y[x == 0.0] = -np.inf
+    y[x == np.inf] = np.inf
+    y[(x < 0.0) | np.isnan(x)] = np.nan
+    return y
 
 
 @_elementwise
 def log1p(x: object) -> np.ndarray:
     """``log(1 + x)`` without the cancellation near 0."""
     x = _f64(x)
-    ok = (x > -1.0) & np.isfinite(x)
-    xs = np.where(ok, x, 0.0)
-    u = 1.0 + xs
+    ok = (x > -1.0) & (x < np.inf)
+    xs = x if ok.all() else np.where(ok, x, 0.0)
+    y = _log1p_core(xs)
+    _keep_input_where(y, x, x == 0.0)  # log1p(-0) = -0
+    if ok.all():
+        return y
+    y[x == -1.0] = -np.inf
+    y[x == np.inf] = np.inf
+    y[(x < -1.0) | np.isnan(x)] = np.nan
+    return y
+
+
+def _log1p_core(x: np.ndarray) -> np.ndarray:
+    """``log(1 + x)`` for finite ``x > -1`` (``log1p(-0)`` comes out +0)."""
+    u = 1.0 + x
     # 1 + x rounded lost c = x - (u - 1) (u - 1 is exact here); log1p = log(u) + c / u
-    c = (xs - (u - 1.0)) / u
-    y = _log_core(u, c)
-    y = np.where(x == -1.0, -np.inf, y)
-    y = np.where((x == np.inf) | (x == 0.0), x, y)  # log1p(-0) = -0
-    return np.where((x < -1.0) | np.isnan(x), np.nan, y)
+    c = u - 1.0
+    np.subtract(x, c, out=c)
+    c /= u
+    return _log_core(u, c)
 
 
 # ------------------------------------------------------ exp-based activations
 
 
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """:func:`sigmoid` of a flat chunk: ``e = e**-|x|``, then ``1 / (1 + e)`` for ``x >=
+    0`` and ``e / (1 + e)`` below; the numerator is ``max(e, x >= 0)`` (``e <= 1``)."""
+    e = _exp_neg_abs(x)
+    d = e + 1.0
+    np.maximum(e, x >= 0.0, out=e)
+    e /= d
+    return e
+
+
 @_elementwise
 def sigmoid(x: object) -> np.ndarray:
     """``1 / (1 + e**-x)``, as ``e**x / (1 + e**x)`` for negative x (no overflow)."""
-    x = _f64(x)
-    e = exp(-np.abs(x))
-    return np.where(x >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return _sigmoid(_f64(x))
 
 
 @_elementwise
 def tanh(x: object) -> np.ndarray:
     """``tanh x = E / (E + 2)`` with ``E = expm1(2|x|)``, the sign of x (``tanh(-0) =
-    -0``); exactly +-1 beyond |x| = 20."""
+    -0``); exactly +-1 beyond |x| = 20 (there ``E + 2`` rounds to ``E``)."""
     x = _f64(x)
-    a = np.minimum(np.abs(x), 20.0)
-    e = expm1(2.0 * a)
-    t = np.where(a < 20.0, e / (e + 2.0), 1.0)
-    return np.where(np.isnan(x), x, np.copysign(t, x))
+    a = np.abs(x)
+    np.minimum(a, 20.0, out=a)
+    a *= 2.0
+    e = _expm1_clipped(a)  # 2|x| is +0 for x = +-0, where this gives +0 too
+    t = e + 2.0
+    np.divide(e, t, out=t)
+    np.copysign(t, x, out=t)
+    return _keep_input_where(t, x, np.isnan(x))
 
 
 @_elementwise
 def softplus(x: object) -> np.ndarray:
     """``log(1 + e**x) = max(x, 0) + log1p(e**-|x|)``."""
     x = _f64(x)
-    y = np.maximum(x, 0.0) + log1p(exp(-np.abs(x)))
-    return np.where(np.isnan(x), x, y)
+    y = _log1p_core(_exp_neg_abs(x))  # e**-|x| in [0, 1] (or NaN, replaced below)
+    np.add(np.maximum(x, 0.0), y, out=y)
+    return _keep_input_where(y, x, np.isnan(x))
 
 
 @_elementwise
 def silu(x: object) -> np.ndarray:
     """SiLU ``x * sigmoid(x)``."""
     x = _f64(x)
-    return x * sigmoid(x)
+    s = _sigmoid(x)
+    return np.multiply(x, s, out=s)
 
 
 def _sigmoid_of_pair(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
     """``sigmoid(hi + lo)`` for a small ``lo``: ``s + s (1 - s) lo`` with ``s =
     sigmoid(hi)`` (first order; ``lo`` is below an ulp of ``hi``)."""
-    s = sigmoid(hi)
-    return s + s * ((1.0 - s) * lo)
+    s = _sigmoid(hi)
+    t = 1.0 - s
+    t *= lo
+    t *= s
+    t += s
+    return t
 
 
 _C1702_HI, _C1702_LO = _hi_lo(Decimal("1.702"))
@@ -311,7 +442,19 @@ _C044715_HI, _C044715_LO = _hi_lo(Decimal("0.044715"))
 _TWO_SQRT_2_OVER_PI_HI, _TWO_SQRT_2_OVER_PI_LO = _hi_lo(
     _CTX.multiply(2, _CTX.sqrt(_CTX.divide(Decimal(2), _PI)))
 )
+_C1702_SPLIT = _split_constant(_C1702_HI)
+_C044715_SPLIT = _split_constant(_C044715_HI)
+_TWO_SQRT_2_OVER_PI_SPLIT = _split_constant(_TWO_SQRT_2_OVER_PI_HI)
 _SATURATED = 1000.0  # |argument| beyond which the sigmoids below are exactly 0 or 1
+
+
+def _clipped_nan_to_zero(x: np.ndarray) -> np.ndarray:
+    """``x`` clipped to +-_SATURATED, NaN replaced by 0 (a fresh array)."""
+    xc = np.clip(x, -_SATURATED, _SATURATED)
+    nan = np.isnan(xc)
+    if nan.any():
+        xc[nan] = 0.0
+    return xc
 
 
 @_elementwise
@@ -320,9 +463,12 @@ def gelu_apprx_sigmoid(x: object) -> np.ndarray:
     is formed exactly as a pair (Dekker) from 1.702 to 32 digits, so its rounding is not
     amplified where the result is ``x e**(1.702 x)``."""
     x = _f64(x)
-    xc = np.clip(np.where(np.isnan(x), 0.0, x), -_SATURATED, _SATURATED)
-    t, t_lo = _two_product(xc, _C1702_HI)
-    return x * _sigmoid_of_pair(t, t_lo + xc * _C1702_LO)
+    xc = _clipped_nan_to_zero(x)
+    t, t_lo = _two_product(xc, _C1702_HI, _C1702_SPLIT)
+    xc *= _C1702_LO
+    t_lo += xc
+    s = _sigmoid_of_pair(t, t_lo)
+    return np.multiply(x, s, out=s)
 
 
 @_elementwise
@@ -332,17 +478,25 @@ def gelu_apprx_tanh(x: object) -> np.ndarray:
     pair (Dekker products, Knuth sums; the constants to 32 digits) so its rounding is not
     amplified where the result is ``x e**(2u)``."""
     x = _f64(x)
-    xc = np.clip(np.where(np.isnan(x), 0.0, x), -_SATURATED, _SATURATED)
+    xc = _clipped_nan_to_zero(x)
     p, p_lo = _two_square(xc)  # x^2
-    q, q_lo = _two_product(xc, p)  # x^3 = q + q_lo + x p_lo
-    q_lo = q_lo + xc * p_lo
-    r, r_lo = _two_product(q, _C044715_HI)  # 0.044715 x^3
-    r_lo = r_lo + (_C044715_HI * q_lo + _C044715_LO * q)
+    q, q_lo = _two_product(xc, p, _split(p))  # x^3 = q + q_lo + x p_lo
+    p_lo *= xc
+    q_lo += p_lo
+    r, r_lo = _two_product(q, _C044715_HI, _C044715_SPLIT)  # 0.044715 x^3
+    q_lo *= _C044715_HI
+    q *= _C044715_LO
+    q_lo += q
+    r_lo += q_lo
     v, v_lo = _two_sum(xc, r)  # x + 0.044715 x^3
-    v_lo = v_lo + r_lo
-    w, w_lo = _two_product(v, _TWO_SQRT_2_OVER_PI_HI)  # 2u
-    w_lo = w_lo + (_TWO_SQRT_2_OVER_PI_HI * v_lo + _TWO_SQRT_2_OVER_PI_LO * v)
-    return x * _sigmoid_of_pair(w, w_lo)
+    v_lo += r_lo
+    w, w_lo = _two_product(v, _TWO_SQRT_2_OVER_PI_HI, _TWO_SQRT_2_OVER_PI_SPLIT)  # 2u
+    v_lo *= _TWO_SQRT_2_OVER_PI_HI
+    v *= _TWO_SQRT_2_OVER_PI_LO
+    v_lo += v
+    w_lo += v_lo
+    s = _sigmoid_of_pair(w, w_lo)
+    return np.multiply(x, s, out=s)
 
 
 # -------------------------------------------------------------------- erf, erfc
@@ -404,43 +558,70 @@ def _erfcx_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         hi.append(h)
         lo.append(low)
         rest.append([float(v) for v in a[1:]])
-    return np.array(hi, F64), np.array(lo, F64), np.array(rest, F64)
+    # rest[n - 1] holds a_n of every centre (contiguous rows for np.take)
+    return np.array(hi, F64), np.array(lo, F64), np.array(rest, F64).T.copy()
 
 
 def _erfcx(z: np.ndarray) -> np.ndarray:
     """``e**(z*z) erfc(z)`` for ``z >= 1/2`` (finite)."""
     out = np.empty_like(z)
     near = z < _ERFCX_CF_FROM
-    zn = z[near]
-    i = np.rint(zn * _ERFCX_STEP).astype(np.int64)
-    h = zn - i / _ERFCX_STEP  # exact (Sterbenz: i/8 is within 1/16 of zn >= 1/2)
-    a0_hi, a0_lo, rest = _erfcx_tables()
-    row = i - _ERFCX_FIRST
-    acc = rest[row, -1]
-    for n in range(_ERFCX_DEGREE - 2, -1, -1):
-        acc = rest[row, n] + h * acc
-    out[near] = a0_hi[row] + (a0_lo[row] + h * acc)
+    if near.any():
+        out[near] = _erfcx_taylor(z[near])
     far = ~near
+    if not far.any():
+        return out
     zf = z[far]
     # e**(z*z) erfc(z) = (1/sqrt(pi)) / (z + (1/2) / (z + (2/2) / (z + (3/2) / ...)))
     t = zf.copy()
     for n in range(_ERFCX_CF_DEPTH, 0, -1):
-        t = zf + (0.5 * n) / t
-    out[far] = _INV_SQRT_PI / t
+        np.divide(0.5 * n, t, out=t)
+        t += zf
+    out[far] = np.divide(_INV_SQRT_PI, t, out=t)
     return out
+
+
+def _erfcx_taylor(z: np.ndarray) -> np.ndarray:
+    """``erfcx(z)`` for ``1/2 <= z < 6 + 1/16`` by the Taylor polynomial at the nearest
+    ``c = i/8``."""
+    i = np.rint(z * _ERFCX_STEP)
+    h = i / _ERFCX_STEP
+    np.subtract(z, h, out=h)  # exact (Sterbenz: i/8 is within 1/16 of z >= 1/2)
+    row = i.astype(np.int64)
+    row -= _ERFCX_FIRST
+    a0_hi, a0_lo, rest = _erfcx_tables()
+    acc = np.take(rest[-1], row, mode="clip")
+    for n in range(_ERFCX_DEGREE - 2, -1, -1):
+        acc *= h
+        acc += np.take(rest[n], row, mode="clip")
+    acc *= h
+    acc += np.take(a0_lo, row, mode="clip")
+    acc += np.take(a0_hi, row, mode="clip")
+    return acc
 
 
 def _erfc_positive(z: np.ndarray, z2_hi: np.ndarray, z2_lo: np.ndarray) -> np.ndarray:
     """``erfc(z)`` for ``z >= 1/2`` given ``z*z = z2_hi + z2_lo`` (exact or nearly):
     ``e**-(z2_hi) (1 - z2_lo) erfcx(z)``."""
-    e = exp(-z2_hi)
-    return (e - e * z2_lo) * _erfcx(z)
+    e = np.negative(z2_hi)
+    np.maximum(e, -_EXP_CLIP, out=e)  # exp's clip (the argument is below 0)
+    e = _exp_clipped(e)
+    t = e * z2_lo
+    np.subtract(e, t, out=t)
+    t *= _erfcx(z)
+    return t
 
 
 def _erf_small(x: np.ndarray) -> np.ndarray:
     """erf for ``|x| < 1/2`` by its Maclaurin series."""
     z = x * x
-    return x * _ERF_A0_HI + x * (_ERF_A0_LO + z * _horner(_ERF_TAIL, z))
+    series = _horner(_ERF_TAIL, z)
+    series *= z
+    series += _ERF_A0_LO
+    series *= x
+    y = x * _ERF_A0_HI
+    y += series
+    return y
 
 
 _ERFC_ZERO = 27.5  # erfc underflows to 0 beyond 27.3
@@ -450,7 +631,10 @@ def _square_of(a: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """``(scale a)**2`` as hi + lo for ``scale`` 1 or 1/2 (the latter for ``a / sqrt 2``,
     squared exactly as ``a*a / 2``)."""
     p, e = _two_square(a)
-    return p * scale, e * scale
+    if scale != 1.0:
+        p *= scale
+        e *= scale
+    return p, e
 
 
 @_elementwise
@@ -461,8 +645,11 @@ def erf(x: np.ndarray) -> np.ndarray:
     out = np.where(np.isnan(x), x, np.copysign(1.0, x))
     out[small] = _erf_small(x[small])
     mid = ~small & ~np.isnan(x)
-    hi, lo = _square_of(a[mid], 1.0)
-    out[mid] = np.copysign(1.0 - _erfc_positive(a[mid], hi, lo), x[mid])
+    am = a[mid]
+    hi, lo = _square_of(am, 1.0)
+    y = _erfc_positive(am, hi, lo)
+    np.subtract(1.0, y, out=y)
+    out[mid] = np.copysign(y, x[mid], out=y)
     return out
 
 
@@ -474,8 +661,9 @@ def erfc(x: np.ndarray) -> np.ndarray:
     out = np.where(np.isnan(x), x, np.where(x > 0.0, 0.0, 2.0))
     out[small] = 1.0 - _erf_small(x[small])
     mid = ~small & ~np.isnan(x)
-    hi, lo = _square_of(a[mid], 1.0)
-    tail = _erfc_positive(a[mid], hi, lo)
+    am = a[mid]
+    hi, lo = _square_of(am, 1.0)
+    tail = _erfc_positive(am, hi, lo)
     out[mid] = np.where(x[mid] > 0.0, tail, 2.0 - tail)
     return out
 
@@ -493,8 +681,10 @@ def gelu(x: np.ndarray) -> np.ndarray:
     mid = ~small & ~np.isnan(x)
     hi, lo = _square_of(a[mid], 0.5)
     tail = _erfc_positive(z[mid], hi, lo)
-    with np.errstate(invalid="ignore"):  # inf * 0 in the branch not taken (and -inf)
-        out[mid] = np.where(x[mid] > 0.0, half[mid] * (2.0 - tail), half[mid] * tail)
+    hm = half[mid]
+    positive = x[mid] > 0.0
+    # inf * 0 in the branch not taken (and -inf): warnings are off in _elementwise
+    out[mid] = np.where(positive, hm * (2.0 - tail), hm * tail)
     return out
 
 
