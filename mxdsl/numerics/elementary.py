@@ -283,9 +283,13 @@ def exp(x: object) -> np.ndarray:
 
 @_elementwise
 def expm1(x: object) -> np.ndarray:
-    """``e**x - 1`` without the cancellation near 0."""
+    """``e**x - 1`` without the cancellation near 0; +Inf beyond the overflow threshold
+    (where ``2**m hi`` is +Inf and ``2**m lo`` may be -Inf: their sum would be NaN)."""
     x = _f64(x)
     y = _expm1_clipped(np.clip(x, -_EXP_CLIP, _EXP_CLIP))
+    over = x > _EXP_MAX
+    if over.any():
+        y[over] = np.inf
     return _keep_input_where(y, x, (x == 0.0) | np.isnan(x))  # expm1(-0) = -0
 
 

@@ -173,6 +173,11 @@ def test_special_values():
     assert np.array_equal(E.exp(x), [1, 1, inf, 0, nan, inf, 0], equal_nan=True)
     assert np.array_equal(E.expm1(x), [0, -0.0, inf, -1, nan, inf, -1], equal_nan=True)
     assert np.array_equal(np.signbit(E.expm1(x)[:2]), [False, True])
+    # beyond the overflow threshold +Inf, never Inf - Inf = NaN (2**m lo < 0 there for
+    # about a third of x; 709.79 .. 749.9 covers every table index j)
+    over = np.linspace(709.79, 749.9, 4001)
+    assert np.all(E.expm1(over) == inf)
+    assert np.all(E.exp(over) == inf)
     assert np.array_equal(
         E.log(np.array([0.0, -1.0, inf, nan, 1.0, 5e-324])),
         [-inf, nan, inf, nan, 0.0, -744.4400719213812],

@@ -67,8 +67,9 @@ def exp(x: float) -> float:
 def expm1(x: float) -> float:
     if math.isnan(x) or x == 0.0:
         return x
-    m, hi, lo = exp_parts(min(max(x, -750.0), 750.0))
-    # above the overflow threshold this is Inf or, when lo < 0, Inf - Inf = NaN
+    if x > 709.782712893384:  # e**x overflows: +Inf (not Inf - Inf when lo < 0)
+        return math.inf
+    m, hi, lo = exp_parts(max(x, -750.0))
     return (ldexp(hi, m) - 1.0) + ldexp(lo, m)
 
 
