@@ -155,36 +155,49 @@ def _slides(
 
 
 class _SlidingMax:
-    """Per-block maximum of a chunk's bytes for last-axis blocks of a power-of-two size
-    ``G >= 8``, without numpy's per-block reduce (one inner loop per block).
+    """Per-block maximum of a chunk's bytes for blocks whose extent ``G`` along the last
+    axis is a power of two ``>= 2``, without numpy's per-block reduce (one inner loop
+    per block).
 
     ``max(a[:-1], a[1:])`` then ``max(b[:-2], b[2:])`` leave at every multiple of 4 the
     maximum of the 4 bytes from there, one contiguous SIMD ufunc each; casting the
-    uint32 view to uint8 keeps exactly those (byte 0 of each word); the remaining
-    ``log2(G / 4)`` levels run the same way on that quarter, and a cast of its
-    ``G / 4``-byte view (a strided copy beyond 8 bytes) picks every block's first byte.
-    (Two levels before compacting measured as fast as three and faster than one.) The
-    operand views of a chunk size are built once (:meth:`views`)."""
+    uint32 view to uint8 keeps exactly those (byte 0 of each word; for ``G = 2`` one
+    level and the uint16 view); the remaining ``log2(G / 4)`` levels run the same way on
+    that quarter, and a cast of its ``G / 4``-byte view (a strided copy beyond 8 bytes)
+    picks every window's first byte. (Two levels before compacting measured as fast as
+    three and faster than one.) That is every block's maximum for last-axis blocks;
+    blocks that also span other axes take numpy's reduce over those axes on the
+    ``G``-times smaller result (:meth:`_Bf16Quantizer.block_max`), its inner loop then
+    a whole row of windows. The operand views of a chunk size are built once
+    (:meth:`views`); they depend on the chunk's size and ``G`` alone."""
 
     def __init__(self, capacity: int, group: int, scratch: tuple[np.ndarray, np.ndarray]):
-        self.group = group
-        self.rest = group.bit_length() - 3
+        levels = group.bit_length() - 1
+        self.first = min(levels, 2)
+        """Levels before the compaction (windows of 2 or 4 bytes)."""
+        self.rest = levels - self.first
         """Levels after the compaction: ``log2(G / 4)``."""
+        self.group = group
         self.scratch = scratch
-        self.compact = (np.empty(capacity // 4, np.uint8), np.empty(capacity // 4, np.uint8))
+        compact = capacity >> self.first
+        self.compact = (np.empty(compact, np.uint8), np.empty(compact, np.uint8))
         self.result = np.empty(capacity // group, np.uint8)
+
+    @staticmethod
+    def fits(group: int) -> bool:
+        return group >= 2 and group & (group - 1) == 0
 
     def views(self, source: np.ndarray) -> tuple:
         n = source.size
-        full, windows4 = _slides(source, self.scratch, 2)
-        quarter = self.compact[0][: n // 4]
-        small, reduced = _slides(quarter, (self.compact[1], self.scratch[0]), self.rest)
+        full, windows = _slides(source, self.scratch, self.first)
+        compact = self.compact[0][: n >> self.first]
+        small, reduced = _slides(compact, (self.compact[1], self.scratch[0]), self.rest)
         wide = _UINT_OF_BYTES.get(1 << self.rest)
         picked = reduced.view(wide) if wide is not None else reduced[:: 1 << self.rest]
         return (
             full,
-            windows4.view(np.uint32),
-            quarter,
+            windows.view(_UINT_OF_BYTES[1 << self.first]),
+            compact,
             small,
             picked,
             self.result[: n // self.group],
@@ -192,26 +205,45 @@ class _SlidingMax:
 
     @staticmethod
     def run(views: tuple) -> np.ndarray:
-        full, windows4, quarter, small, picked, result = views
+        """The maximum of every ``G`` bytes (flat)."""
+        full, windows, compact, small, picked, result = views
         maximum = np.maximum
         for low, high, out in full:
             maximum(low, high, out=out)
-        np.copyto(quarter, windows4, "unsafe")
+        np.copyto(compact, windows, "unsafe")
         for low, high, out in small:
             maximum(low, high, out=out)
         np.copyto(result, picked, "unsafe")
         return result
 
 
+_SPLAT = {2: np.array(0x0101, np.uint16), 4: np.array(0x0101_0101, np.uint32)}
+_SPLAT[8] = np.array(0x0101_0101_0101_0101, np.uint64)
+"""Multipliers that repeat a byte over a 2-, 4- or 8-byte word."""
+
+
 def _expand_bytes(
     per_block: np.ndarray, scratch: np.ndarray, plan: ChunkPlan, rows: int
 ) -> np.ndarray:
     """Every per-block byte over its whole block, flat and chunk-sized: ``repeat`` for
-    last-axis blocks (one call, faster than any splat-and-store), a broadcast copy into
-    ``scratch`` otherwise."""
+    last-axis blocks (one call, faster than any splat-and-store); otherwise each byte
+    repeated along the last axis first (a multiply by ``0x0101...`` in words of the
+    block's width where one fits, else ``repeat``), then a broadcast copy into
+    ``scratch`` over the other block axes, its inner loop a whole row (a broadcast
+    straight from the per-block shape runs one short inner loop per block)."""
+    group = plan.block[-1]
     if plan.last_axis_only:
-        return per_block.reshape(-1).repeat(plan.block[-1])
-    np.copyto(scratch.reshape(plan.interleaved(rows)), per_block.reshape(plan.per_block(rows)))
+        return per_block.reshape(-1).repeat(group)
+    splat = _SPLAT.get(group)
+    if group == 1:
+        spread = per_block
+    elif splat is not None:
+        spread = np.multiply(per_block, splat, dtype=splat.dtype).view(np.uint8)
+    else:
+        spread = per_block.reshape(-1).repeat(group)
+    rows_shape = (*plan.interleaved(rows)[:-2], plan.shape[-1])
+    spread_shape = (*plan.per_block(rows)[:-2], plan.shape[-1])
+    np.copyto(scratch.reshape(rows_shape), spread.reshape(spread_shape))
     return scratch
 
 
@@ -232,7 +264,7 @@ class _Workspace:
         self.tiny = (np.empty(capacity, np.uint8), np.empty(self.blocks, np.uint8))
         self.magnitude = np.empty(capacity, np.uint16)
         group = plan.block[-1]
-        sliding = plan.last_axis_only and group >= 8 and group & (group - 1) == 0
+        sliding = _SlidingMax.fits(group)
         self.sliding = _SlidingMax(capacity, group, self.scratch) if sliding else None
         self.views: dict[int, tuple] = {}
 
@@ -333,12 +365,19 @@ class _Bf16Quantizer:
         self.magnitude16 = np.array(0x7FFF, np.uint16)
         self.zero16 = np.array(0, np.uint16)
 
-    def _block_max(self, exponent: np.ndarray, rows: int) -> np.ndarray:
-        """numpy's reduce over the interleaved block axes (geometries without
-        :class:`_SlidingMax`)."""
+    def block_max(self, exponent: np.ndarray, tree: tuple | None, rows: int) -> np.ndarray:
+        """The exponent bytes' maximum per block, flat: :class:`_SlidingMax` along the
+        last axis where it applies (``tree``, its views), numpy's reduce over the other
+        interleaved block axes, if any, of its result or else of the bytes."""
         plan = self.plan
-        axes = tuple(range(1, 2 * len(plan.shape), 2))
-        return exponent.reshape(plan.interleaved(rows)).max(axis=axes).reshape(-1)
+        if tree is None:
+            axes = tuple(range(1, 2 * len(plan.shape), 2))
+            return exponent.reshape(plan.interleaved(rows)).max(axis=axes).reshape(-1)
+        windows = _SlidingMax.run(tree)
+        if plan.last_axis_only:
+            return windows
+        axes = tuple(range(1, 2 * len(plan.shape) - 2, 2))
+        return windows.reshape(plan.interleaved(rows)[:-1]).max(axis=axes).reshape(-1)
 
     def _sign_bytes(self, bits: np.ndarray, start: int, stop: int, out: np.ndarray) -> None:
         """``(uint8)(bits >> (16 - element bits))`` of elements ``[start, stop)``. For
@@ -387,7 +426,7 @@ class _Bf16Quantizer:
         np.right_shift(mantissa, self.drop8, mantissa)
 
         # E8M0 = max(1, max(0, maxExp - emaxBias)) = max(maxExp, emaxBias + 1) - emaxBias.
-        maxima = _SlidingMax.run(tree) if tree is not None else self._block_max(exponent, rows)
+        maxima = self.block_max(exponent, tree, rows)
         np.maximum(maxima, self.exponent_floor[: e8m0.size], out=e8m0)
         np.subtract(e8m0, self.emax_bias, e8m0)
 

@@ -28,6 +28,10 @@ GEOMETRIES = [
     ((3, 5, 64), (1, 1, 32)),
     ((2, 64, 3), (1, 32, 1)),
     ((4, 16, 8), (1, 8, 4)),
+    ((32, 64), (4, 2)),  # multi-axis blocks: sliding windows of 2 along the last axis,
+    ((16, 64), (2, 8)),  # of 8,
+    ((8, 96), (2, 16)),  # of 16 (a strided pick),
+    ((24, 24), (4, 6)),  # and numpy's reduce (6 is not a power of two)
 ]
 BF16_SPECIALS = np.array(
     [0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x7F81, 0x0000, 0x8000, 0x0001, 0x807F, 0x7F7F, 0xFF7F],
@@ -231,6 +235,21 @@ def test_fast_quantize_geometry_and_format_changes():
         x = mixed_bf16(shape, seed=seed)
         got = quantize_mx(x, fmt, block_shape)
         want = quantize_mx_reference(x, fmt, block_shape)
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_fast_quantize_rows_of_other_lengths_same_chunks(monkeypatch):
+    """Blocks over two axes in arrays whose rows differ in length but whose chunks hold
+    as many elements (one workspace serves both, its views built for the first): the
+    per-window maxima are reduced over the rows of the array at hand."""
+    monkeypatch.setattr(fast, "CHUNK_ELEMENTS", 1024)
+    cases = [((16, 64), (8, 4)), ((16, 128), (8, 4)), ((16, 64), (8, 4)), ((32, 32), (4, 8))]
+    cases += [((16, 64), (4, 8)), ((32, 32), (4, 8))]
+    for seed, (shape, block_shape) in enumerate(cases):
+        x = mixed_bf16(shape, seed=seed)
+        got = quantize_mx(x, MxFormat.E4M3FN, block_shape)
+        want = quantize_mx_reference(x, MxFormat.E4M3FN, block_shape)
         np.testing.assert_array_equal(got[1], want[1])
         np.testing.assert_array_equal(got[0], want[0])
 
