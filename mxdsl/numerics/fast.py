@@ -39,6 +39,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 
 import ml_dtypes
 import numpy as np
@@ -86,23 +87,37 @@ class ChunkPlan:
 
     @classmethod
     def of(cls, shape: Sequence[int], block_shape: Sequence[int]) -> ChunkPlan:
+        """The plan of ``shape`` in blocks of ``block_shape`` (kept: kernels quantize
+        tiles of a few shapes many times over)."""
+        key = (tuple(shape), tuple(block_shape), CHUNK_ELEMENTS)
+        plan = _PLANS.get(key)
+        if plan is not None:
+            return plan
         canon_shape, canon_block = canonical_geometry(shape, block_shape)
         grid = grid_shape(canon_shape, canon_block)
         block_row = canon_block[0] * int(np.prod(canon_shape[1:], dtype=np.int64))
         rows = max(1, CHUNK_ELEMENTS // max(block_row, 1))
-        return cls(canon_shape, canon_block, grid, rows)
+        if len(_PLANS) >= 64:
+            _PLANS.clear()
+        plan = _PLANS[key] = cls(canon_shape, canon_block, grid, rows)
+        return plan
 
-    @property
+    @cached_property
     def row_elements(self) -> int:
         """Elements per axis-0 row of the canonical shape."""
         return int(np.prod(self.shape[1:], dtype=np.int64))
 
-    @property
+    @cached_property
     def capacity(self) -> int:
         """Elements in a full chunk."""
         return self.rows_per_chunk * self.block[0] * self.row_elements
 
-    @property
+    @cached_property
+    def block_volume(self) -> int:
+        """Elements per block."""
+        return int(np.prod(self.block, dtype=np.int64))
+
+    @cached_property
     def last_axis_only(self) -> bool:
         """Blocks run along the last axis only (the logical HLO geometry)."""
         return all(b == 1 for b in self.block[:-1])
@@ -118,12 +133,16 @@ class ChunkPlan:
     def flat_chunks(self) -> list[tuple[int, int, int, int]]:
         """The chunks as flat ``(first element, end element, first block, end block)``
         ranges of the C-ordered data and grid."""
+        return list(self._flat_chunks)
+
+    @cached_property
+    def _flat_chunks(self) -> tuple[tuple[int, int, int, int], ...]:
         grid_row = int(np.prod(self.grid[1:], dtype=np.int64))
         row = self.row_elements
-        return [
+        return tuple(
             (data.start * row, data.stop * row, blocks.start * grid_row, blocks.stop * grid_row)
             for data, blocks in self.chunks()
-        ]
+        )
 
     def interleaved(self, rows: int) -> tuple[int, ...]:
         """Interleaved shape ``(n0, b0, n1, b1, ...)`` of a chunk of ``rows`` block-rows."""
@@ -134,6 +153,8 @@ class ChunkPlan:
         """Broadcastable per-block shape ``(n0, 1, n1, 1, ...)`` of such a chunk."""
         return tuple(v for n in (rows, *self.grid[1:]) for v in (n, 1))
 
+
+_PLANS: dict[tuple[tuple[int, ...], tuple[int, ...], int], ChunkPlan] = {}
 
 _Slide = tuple[np.ndarray, np.ndarray, np.ndarray]
 
@@ -267,6 +288,8 @@ class _Workspace:
         sliding = _SlidingMax.fits(group)
         self.sliding = _SlidingMax(capacity, group, self.scratch) if sliding else None
         self.views: dict[int, tuple] = {}
+        self.kernels: dict[tuple[MxFormat, ChunkPlan, bool], _Bf16Quantizer] = {}
+        """The kernels over this workspace (:func:`_kernel`)."""
 
     def fits(self, plan: ChunkPlan) -> bool:
         """Buffers and views right for ``plan``: the same chunk capacity and block."""
@@ -310,6 +333,20 @@ def _workspace(plan: ChunkPlan) -> _Workspace:
     if workspace is None or not workspace.fits(plan):
         workspace = _LOCAL.workspace = _Workspace(plan)
     return workspace
+
+
+def _kernel(fmt: MxFormat, plan: ChunkPlan, alternative_emax: bool) -> _Bf16Quantizer:
+    """This thread's kernel for ``fmt`` and ``plan`` over its workspace, kept with the
+    workspace (building one makes ~30 constant arrays: a cost per call on small
+    tiles)."""
+    kernels = _workspace(plan).kernels
+    key = (fmt, plan, alternative_emax)
+    kernel = kernels.get(key)
+    if kernel is None:
+        if len(kernels) >= 16:
+            kernels.clear()
+        kernel = kernels[key] = _Bf16Quantizer(fmt, plan, alternative_emax=alternative_emax)
+    return kernel
 
 
 class _Bf16Quantizer:
@@ -660,12 +697,12 @@ def quantize_bf16(
     plan = ChunkPlan.of(x.shape, block_shape)
     bits = np.ascontiguousarray(x).view(np.uint16).reshape(-1)
     codes = np.empty(bits.size, np.uint8)
-    scale = np.empty(bits.size // int(np.prod(plan.block)), np.uint8)
+    scale = np.empty(bits.size // plan.block_volume, np.uint8)
     chunks = plan.flat_chunks()
     count = 1 if bits.size < MIN_THREADED_ELEMENTS else min(count, len(chunks))
 
     def make_kernel() -> _Bf16Quantizer:
-        return _Bf16Quantizer(fmt, plan, alternative_emax=alternative_emax)
+        return _kernel(fmt, plan, alternative_emax)
 
     kernel = make_kernel()
     flagged = _run_chunks(kernel, make_kernel, bits, codes, scale, chunks, count)
