@@ -21,14 +21,15 @@ and the zeros lie in between. Clamping ``v`` to ``B = 128 >> mantissa_bits`` and
 ``(v << mantissa_bits) + RNE(...)`` puts the normal codes less one ``step``
 (``1 << mantissa_bits``) in ``[0, 127]`` and the zeros in ``[-128, -128 + step]`` as
 int8, so one int8 clip to ``[-step, max_code - step]`` and adding ``step`` back both
-zeroes and saturates. The rare cases are redone by the reference:
+zeroes and saturates. The rare cases are redone afterwards:
 
-* results in the subnormal range (``-mantissa_bits <= t <= 0``), element by element;
+* results in the subnormal range (``-mantissa_bits <= t <= 0``), element by element,
+  from a table of the reference's codes (they depend on sign, ``m`` and ``t`` alone);
 * "tiny" blocks (``E8M0 <= bias + mantissa_bits``, the only blocks where a zero or
   denormal input would be read with an implicit leading one; all-zero blocks are tiny)
   and "huge" blocks (``E8M0 >= 256 - B + bias``, 247 / 239 / 193 for e4m3fn / e5m2 /
   e2m1: every block with an Inf or NaN, and the finite blocks so large that a zero's
-  ``v`` could fall below ``B``), block by block.
+  ``v`` could fall below ``B``), block by block, through the reference.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import ml_dtypes
 import numpy as np
@@ -545,9 +546,11 @@ def _redo_flagged_words(
     plan: ChunkPlan,
     kernel: _Bf16Quantizer,
 ) -> None:
-    """Recompute through the reference (widen, prescale, narrow) every element of the
-    flagged 8-element words that has a subnormal result or sits in a tiny or huge block;
-    the other elements of those words are already right."""
+    """Recompute every element of the flagged 8-element words that has a subnormal
+    result or sits in a tiny or huge block; the other elements of those words are
+    already right. Tiny and huge blocks go through the reference (widen, prescale,
+    narrow); a subnormal result in any other block is looked up in
+    :func:`_subnormal_codes` (the reference's codes of every sign, ``t`` and ``m``)."""
     src = bits.reshape(-1, 8)[words]
     if plan.last_axis_only:
         # Blocks of a multiple of 8 along the last axis: a word lies in one block.
@@ -555,13 +558,35 @@ def _redo_flagged_words(
     else:
         e8m0 = scale.reshape(-1)[_block_index(words[:, None] * 8 + np.arange(8), plan)]
     target = ((src >> 7) & 0xFF).astype(np.int16) - e8m0.astype(np.int16) + kernel.bias
-    needed = (target >= -kernel.mbits) & (target <= 0)
-    needed |= (e8m0 < kernel.tiny_below) | (e8m0 >= kernel.huge_from)
-    word, lane = np.nonzero(needed)
-    src, e8m0 = src[word, lane], np.broadcast_to(e8m0, needed.shape)[word, lane]
-    widened = src.view(ml_dtypes.bfloat16).astype(np.float32)
-    with np.errstate(invalid="ignore"):
-        codes[words[word] * 8 + lane] = narrow(widened * prescale_multiplier(e8m0), kernel.fmt)
+    special = (e8m0 < kernel.tiny_below) | (e8m0 >= kernel.huge_from)
+    subnormal = (target >= -kernel.mbits) & (target <= 0)
+    if special.any():
+        subnormal &= ~special
+        word, lane = np.nonzero(np.broadcast_to(special, src.shape))
+        wide = src[word, lane].view(ml_dtypes.bfloat16).astype(np.float32)
+        prescale = prescale_multiplier(np.broadcast_to(e8m0, src.shape)[word, lane])
+        with np.errstate(invalid="ignore"):
+            codes[words[word] * 8 + lane] = narrow(wide * prescale, kernel.fmt)
+    word, lane = np.nonzero(subnormal)
+    if word.size:
+        element = src[word, lane]
+        row = (element >> 15) * (kernel.mbits + 1) + (target[word, lane] + kernel.mbits)
+        codes[words[word] * 8 + lane] = _subnormal_codes(kernel.fmt)[row, element & 0x7F]
+
+
+@cache
+def _subnormal_codes(fmt: MxFormat) -> npt.NDArray[np.uint8]:
+    """The reference's code of every result in the subnormal range of a block that is
+    neither tiny nor huge, ``[2 * (mbits + 1), 128]``: row ``sign * (mbits + 1) + t +
+    mbits`` for target exponent ``t`` in ``[-mbits, 0]``, column the bf16 mantissa
+    ``m``. The element is a normal bf16 there (``e >= E8M0 - bias - mbits >= 1``) and
+    its prescale exact, so the narrowed value is ``+-(1 + m / 128) * 2**(t - bias)``."""
+    mbits, bias = fmt.info.mantissa_bits, fmt.info.bias
+    sign = np.array([1.0, -1.0])[:, None, None]
+    exponent = np.arange(-mbits, 1)[None, :, None] - bias
+    significand = 1.0 + np.arange(128)[None, None, :] / 128
+    values = (sign * np.ldexp(significand, exponent)).astype(np.float32)
+    return narrow(values, fmt).reshape(2 * (mbits + 1), 128)
 
 
 def available_cpus() -> int:

@@ -218,6 +218,27 @@ def test_fast_quantize_sign_of_the_last_element(monkeypatch, fmt, chunk):
     assert codes[-1, -1] & 0x80
 
 
+@pytest.mark.parametrize("alternative", [False, True], ids=["emax", "emax-1"])
+@pytest.mark.parametrize("fmt", list(MxFormat), ids=lambda f: f.spec_name)
+def test_fast_quantize_every_subnormal_result(fmt, alternative):
+    """Every sign and bf16 mantissa at every target exponent ``t`` in ``[-mbits, 0]``
+    (the subnormal results), in blocks whose max is 1.0, neither tiny nor huge."""
+    mbits, bias = fmt.info.mantissa_bits, fmt.info.bias
+    e8m0 = 127 - (fmt.emax - 1 if alternative else fmt.emax)
+    sign, t, m = np.meshgrid([0, 1], np.arange(-mbits, 1), np.arange(128), indexing="ij")
+    exponent = t + e8m0 - bias
+    elements = ((sign << 15) | (exponent << 7) | m).astype(np.uint16).reshape(-1)
+    elements = np.concatenate([elements, np.zeros(-elements.size % 31, np.uint16)])
+    blocks = np.full((elements.size // 31, 32), 0x3F80, np.uint16)  # 1.0 first
+    blocks[:, 1:] = elements.reshape(-1, 31)
+    x = blocks.view(ml_dtypes.bfloat16)
+    got = quantize_mx(x, fmt, (1, 32), alternative_emax=alternative)
+    want = quantize_mx_reference(x, fmt, (1, 32), alternative_emax=alternative)
+    assert (want[1] == e8m0).all()
+    np.testing.assert_array_equal(got[0], want[0])
+    assert len(np.unique(want[0][:, 1:])) > 2 * mbits
+
+
 def test_fast_quantize_geometry_and_format_changes():
     """The per-thread workspace is rebuilt or reused as shapes, block geometries, formats
     and chunk sizes change from call to call."""
