@@ -131,9 +131,17 @@ def as_int(value: Any) -> int:
 
 
 def scale_rows(data_partitions: int) -> np.ndarray:
-    """Partitions of a scale tile holding scale rows 0 .. P/8-1 (quadrant layout)."""
-    i = np.arange(data_partitions // nisa.MX_BLOCK_PARTITIONS)
-    return (i & 3) + 32 * (i >> 2)
+    """Partitions of a scale tile holding scale rows 0 .. P/8-1 (quadrant layout); one
+    read-only array per ``data_partitions``, kept (every MX op indexes with it)."""
+    rows = _SCALE_ROWS.get(data_partitions)
+    if rows is None:
+        i = np.arange(data_partitions // nisa.MX_BLOCK_PARTITIONS)
+        rows = _SCALE_ROWS[data_partitions] = (i & 3) + 32 * (i >> 2)
+        rows.setflags(write=False)
+    return rows
+
+
+_SCALE_ROWS: dict[int, np.ndarray] = {}
 
 
 def _type_of(value: SSAValue) -> Attribute:
@@ -882,7 +890,7 @@ class NisaFunctions(IndexFunctions):
             raise OpInterpretationError(op, "quantize_mx produces FP8 x4 only")
         # the vectorised fast path for bf16 tiles, bit-identical to the reference
         codes, scale = quantize_mx(np.ascontiguousarray(src), fmt, PHYSICAL_BLOCK_SHAPE)
-        dst[...] = np.ascontiguousarray(codes).view("<u4").astype(np.uint32)
+        dst[...] = codes.view("<u4")  # C-contiguous: four code bytes a word, the first low
         rows = scale_rows(src.shape[0])
         dst_scale[rows] = scale.view(dst_scale.dtype)
         return ()

@@ -21,14 +21,15 @@ and the zeros lie in between. Clamping ``v`` to ``B = 128 >> mantissa_bits`` and
 ``(v << mantissa_bits) + RNE(...)`` puts the normal codes less one ``step``
 (``1 << mantissa_bits``) in ``[0, 127]`` and the zeros in ``[-128, -128 + step]`` as
 int8, so one int8 clip to ``[-step, max_code - step]`` and adding ``step`` back both
-zeroes and saturates. The rare cases are redone by the reference:
+zeroes and saturates. The rare cases are redone afterwards:
 
-* results in the subnormal range (``-mantissa_bits <= t <= 0``), element by element;
+* results in the subnormal range (``-mantissa_bits <= t <= 0``), element by element,
+  from a table of the reference's codes (they depend on sign, ``m`` and ``t`` alone);
 * "tiny" blocks (``E8M0 <= bias + mantissa_bits``, the only blocks where a zero or
   denormal input would be read with an implicit leading one; all-zero blocks are tiny)
   and "huge" blocks (``E8M0 >= 256 - B + bias``, 247 / 239 / 193 for e4m3fn / e5m2 /
   e2m1: every block with an Inf or NaN, and the finite blocks so large that a zero's
-  ``v`` could fall below ``B``), block by block.
+  ``v`` could fall below ``B``), block by block, through the reference.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache, cached_property
 
 import ml_dtypes
 import numpy as np
@@ -86,23 +88,37 @@ class ChunkPlan:
 
     @classmethod
     def of(cls, shape: Sequence[int], block_shape: Sequence[int]) -> ChunkPlan:
+        """The plan of ``shape`` in blocks of ``block_shape`` (kept: kernels quantize
+        tiles of a few shapes many times over)."""
+        key = (tuple(shape), tuple(block_shape), CHUNK_ELEMENTS)
+        plan = _PLANS.get(key)
+        if plan is not None:
+            return plan
         canon_shape, canon_block = canonical_geometry(shape, block_shape)
         grid = grid_shape(canon_shape, canon_block)
         block_row = canon_block[0] * int(np.prod(canon_shape[1:], dtype=np.int64))
         rows = max(1, CHUNK_ELEMENTS // max(block_row, 1))
-        return cls(canon_shape, canon_block, grid, rows)
+        if len(_PLANS) >= 64:
+            _PLANS.clear()
+        plan = _PLANS[key] = cls(canon_shape, canon_block, grid, rows)
+        return plan
 
-    @property
+    @cached_property
     def row_elements(self) -> int:
         """Elements per axis-0 row of the canonical shape."""
         return int(np.prod(self.shape[1:], dtype=np.int64))
 
-    @property
+    @cached_property
     def capacity(self) -> int:
         """Elements in a full chunk."""
         return self.rows_per_chunk * self.block[0] * self.row_elements
 
-    @property
+    @cached_property
+    def block_volume(self) -> int:
+        """Elements per block."""
+        return int(np.prod(self.block, dtype=np.int64))
+
+    @cached_property
     def last_axis_only(self) -> bool:
         """Blocks run along the last axis only (the logical HLO geometry)."""
         return all(b == 1 for b in self.block[:-1])
@@ -118,12 +134,16 @@ class ChunkPlan:
     def flat_chunks(self) -> list[tuple[int, int, int, int]]:
         """The chunks as flat ``(first element, end element, first block, end block)``
         ranges of the C-ordered data and grid."""
+        return list(self._flat_chunks)
+
+    @cached_property
+    def _flat_chunks(self) -> tuple[tuple[int, int, int, int], ...]:
         grid_row = int(np.prod(self.grid[1:], dtype=np.int64))
         row = self.row_elements
-        return [
+        return tuple(
             (data.start * row, data.stop * row, blocks.start * grid_row, blocks.stop * grid_row)
             for data, blocks in self.chunks()
-        ]
+        )
 
     def interleaved(self, rows: int) -> tuple[int, ...]:
         """Interleaved shape ``(n0, b0, n1, b1, ...)`` of a chunk of ``rows`` block-rows."""
@@ -134,6 +154,8 @@ class ChunkPlan:
         """Broadcastable per-block shape ``(n0, 1, n1, 1, ...)`` of such a chunk."""
         return tuple(v for n in (rows, *self.grid[1:]) for v in (n, 1))
 
+
+_PLANS: dict[tuple[tuple[int, ...], tuple[int, ...], int], ChunkPlan] = {}
 
 _Slide = tuple[np.ndarray, np.ndarray, np.ndarray]
 
@@ -155,36 +177,49 @@ def _slides(
 
 
 class _SlidingMax:
-    """Per-block maximum of a chunk's bytes for last-axis blocks of a power-of-two size
-    ``G >= 8``, without numpy's per-block reduce (one inner loop per block).
+    """Per-block maximum of a chunk's bytes for blocks whose extent ``G`` along the last
+    axis is a power of two ``>= 2``, without numpy's per-block reduce (one inner loop
+    per block).
 
     ``max(a[:-1], a[1:])`` then ``max(b[:-2], b[2:])`` leave at every multiple of 4 the
     maximum of the 4 bytes from there, one contiguous SIMD ufunc each; casting the
-    uint32 view to uint8 keeps exactly those (byte 0 of each word); the remaining
-    ``log2(G / 4)`` levels run the same way on that quarter, and a cast of its
-    ``G / 4``-byte view (a strided copy beyond 8 bytes) picks every block's first byte.
-    (Two levels before compacting measured as fast as three and faster than one.) The
-    operand views of a chunk size are built once (:meth:`views`)."""
+    uint32 view to uint8 keeps exactly those (byte 0 of each word; for ``G = 2`` one
+    level and the uint16 view); the remaining ``log2(G / 4)`` levels run the same way on
+    that quarter, and a cast of its ``G / 4``-byte view (a strided copy beyond 8 bytes)
+    picks every window's first byte. (Two levels before compacting measured as fast as
+    three and faster than one.) That is every block's maximum for last-axis blocks;
+    blocks that also span other axes take numpy's reduce over those axes on the
+    ``G``-times smaller result (:meth:`_Bf16Quantizer.block_max`), its inner loop then
+    a whole row of windows. The operand views of a chunk size are built once
+    (:meth:`views`); they depend on the chunk's size and ``G`` alone."""
 
     def __init__(self, capacity: int, group: int, scratch: tuple[np.ndarray, np.ndarray]):
-        self.group = group
-        self.rest = group.bit_length() - 3
+        levels = group.bit_length() - 1
+        self.first = min(levels, 2)
+        """Levels before the compaction (windows of 2 or 4 bytes)."""
+        self.rest = levels - self.first
         """Levels after the compaction: ``log2(G / 4)``."""
+        self.group = group
         self.scratch = scratch
-        self.compact = (np.empty(capacity // 4, np.uint8), np.empty(capacity // 4, np.uint8))
+        compact = capacity >> self.first
+        self.compact = (np.empty(compact, np.uint8), np.empty(compact, np.uint8))
         self.result = np.empty(capacity // group, np.uint8)
+
+    @staticmethod
+    def fits(group: int) -> bool:
+        return group >= 2 and group & (group - 1) == 0
 
     def views(self, source: np.ndarray) -> tuple:
         n = source.size
-        full, windows4 = _slides(source, self.scratch, 2)
-        quarter = self.compact[0][: n // 4]
-        small, reduced = _slides(quarter, (self.compact[1], self.scratch[0]), self.rest)
+        full, windows = _slides(source, self.scratch, self.first)
+        compact = self.compact[0][: n >> self.first]
+        small, reduced = _slides(compact, (self.compact[1], self.scratch[0]), self.rest)
         wide = _UINT_OF_BYTES.get(1 << self.rest)
         picked = reduced.view(wide) if wide is not None else reduced[:: 1 << self.rest]
         return (
             full,
-            windows4.view(np.uint32),
-            quarter,
+            windows.view(_UINT_OF_BYTES[1 << self.first]),
+            compact,
             small,
             picked,
             self.result[: n // self.group],
@@ -192,26 +227,45 @@ class _SlidingMax:
 
     @staticmethod
     def run(views: tuple) -> np.ndarray:
-        full, windows4, quarter, small, picked, result = views
+        """The maximum of every ``G`` bytes (flat)."""
+        full, windows, compact, small, picked, result = views
         maximum = np.maximum
         for low, high, out in full:
             maximum(low, high, out=out)
-        np.copyto(quarter, windows4, "unsafe")
+        np.copyto(compact, windows, "unsafe")
         for low, high, out in small:
             maximum(low, high, out=out)
         np.copyto(result, picked, "unsafe")
         return result
 
 
+_SPLAT = {2: np.array(0x0101, np.uint16), 4: np.array(0x0101_0101, np.uint32)}
+_SPLAT[8] = np.array(0x0101_0101_0101_0101, np.uint64)
+"""Multipliers that repeat a byte over a 2-, 4- or 8-byte word."""
+
+
 def _expand_bytes(
     per_block: np.ndarray, scratch: np.ndarray, plan: ChunkPlan, rows: int
 ) -> np.ndarray:
     """Every per-block byte over its whole block, flat and chunk-sized: ``repeat`` for
-    last-axis blocks (one call, faster than any splat-and-store), a broadcast copy into
-    ``scratch`` otherwise."""
+    last-axis blocks (one call, faster than any splat-and-store); otherwise each byte
+    repeated along the last axis first (a multiply by ``0x0101...`` in words of the
+    block's width where one fits, else ``repeat``), then a broadcast copy into
+    ``scratch`` over the other block axes, its inner loop a whole row (a broadcast
+    straight from the per-block shape runs one short inner loop per block)."""
+    group = plan.block[-1]
     if plan.last_axis_only:
-        return per_block.reshape(-1).repeat(plan.block[-1])
-    np.copyto(scratch.reshape(plan.interleaved(rows)), per_block.reshape(plan.per_block(rows)))
+        return per_block.reshape(-1).repeat(group)
+    splat = _SPLAT.get(group)
+    if group == 1:
+        spread = per_block
+    elif splat is not None:
+        spread = np.multiply(per_block, splat, dtype=splat.dtype).view(np.uint8)
+    else:
+        spread = per_block.reshape(-1).repeat(group)
+    rows_shape = (*plan.interleaved(rows)[:-2], plan.shape[-1])
+    spread_shape = (*plan.per_block(rows)[:-2], plan.shape[-1])
+    np.copyto(scratch.reshape(rows_shape), spread.reshape(spread_shape))
     return scratch
 
 
@@ -232,9 +286,11 @@ class _Workspace:
         self.tiny = (np.empty(capacity, np.uint8), np.empty(self.blocks, np.uint8))
         self.magnitude = np.empty(capacity, np.uint16)
         group = plan.block[-1]
-        sliding = plan.last_axis_only and group >= 8 and group & (group - 1) == 0
+        sliding = _SlidingMax.fits(group)
         self.sliding = _SlidingMax(capacity, group, self.scratch) if sliding else None
         self.views: dict[int, tuple] = {}
+        self.kernels: dict[tuple[MxFormat, ChunkPlan, bool], _Bf16Quantizer] = {}
+        """The kernels over this workspace (:func:`_kernel`)."""
 
     def fits(self, plan: ChunkPlan) -> bool:
         """Buffers and views right for ``plan``: the same chunk capacity and block."""
@@ -278,6 +334,20 @@ def _workspace(plan: ChunkPlan) -> _Workspace:
     if workspace is None or not workspace.fits(plan):
         workspace = _LOCAL.workspace = _Workspace(plan)
     return workspace
+
+
+def _kernel(fmt: MxFormat, plan: ChunkPlan, alternative_emax: bool) -> _Bf16Quantizer:
+    """This thread's kernel for ``fmt`` and ``plan`` over its workspace, kept with the
+    workspace (building one makes ~30 constant arrays: a cost per call on small
+    tiles)."""
+    kernels = _workspace(plan).kernels
+    key = (fmt, plan, alternative_emax)
+    kernel = kernels.get(key)
+    if kernel is None:
+        if len(kernels) >= 16:
+            kernels.clear()
+        kernel = kernels[key] = _Bf16Quantizer(fmt, plan, alternative_emax=alternative_emax)
+    return kernel
 
 
 class _Bf16Quantizer:
@@ -333,12 +403,19 @@ class _Bf16Quantizer:
         self.magnitude16 = np.array(0x7FFF, np.uint16)
         self.zero16 = np.array(0, np.uint16)
 
-    def _block_max(self, exponent: np.ndarray, rows: int) -> np.ndarray:
-        """numpy's reduce over the interleaved block axes (geometries without
-        :class:`_SlidingMax`)."""
+    def block_max(self, exponent: np.ndarray, tree: tuple | None, rows: int) -> np.ndarray:
+        """The exponent bytes' maximum per block, flat: :class:`_SlidingMax` along the
+        last axis where it applies (``tree``, its views), numpy's reduce over the other
+        interleaved block axes, if any, of its result or else of the bytes."""
         plan = self.plan
-        axes = tuple(range(1, 2 * len(plan.shape), 2))
-        return exponent.reshape(plan.interleaved(rows)).max(axis=axes).reshape(-1)
+        if tree is None:
+            axes = tuple(range(1, 2 * len(plan.shape), 2))
+            return exponent.reshape(plan.interleaved(rows)).max(axis=axes).reshape(-1)
+        windows = _SlidingMax.run(tree)
+        if plan.last_axis_only:
+            return windows
+        axes = tuple(range(1, 2 * len(plan.shape) - 2, 2))
+        return windows.reshape(plan.interleaved(rows)[:-1]).max(axis=axes).reshape(-1)
 
     def _sign_bytes(self, bits: np.ndarray, start: int, stop: int, out: np.ndarray) -> None:
         """``(uint8)(bits >> (16 - element bits))`` of elements ``[start, stop)``. For
@@ -387,7 +464,7 @@ class _Bf16Quantizer:
         np.right_shift(mantissa, self.drop8, mantissa)
 
         # E8M0 = max(1, max(0, maxExp - emaxBias)) = max(maxExp, emaxBias + 1) - emaxBias.
-        maxima = _SlidingMax.run(tree) if tree is not None else self._block_max(exponent, rows)
+        maxima = self.block_max(exponent, tree, rows)
         np.maximum(maxima, self.exponent_floor[: e8m0.size], out=e8m0)
         np.subtract(e8m0, self.emax_bias, e8m0)
 
@@ -469,9 +546,11 @@ def _redo_flagged_words(
     plan: ChunkPlan,
     kernel: _Bf16Quantizer,
 ) -> None:
-    """Recompute through the reference (widen, prescale, narrow) every element of the
-    flagged 8-element words that has a subnormal result or sits in a tiny or huge block;
-    the other elements of those words are already right."""
+    """Recompute every element of the flagged 8-element words that has a subnormal
+    result or sits in a tiny or huge block; the other elements of those words are
+    already right. Tiny and huge blocks go through the reference (widen, prescale,
+    narrow); a subnormal result in any other block is looked up in
+    :func:`_subnormal_codes` (the reference's codes of every sign, ``t`` and ``m``)."""
     src = bits.reshape(-1, 8)[words]
     if plan.last_axis_only:
         # Blocks of a multiple of 8 along the last axis: a word lies in one block.
@@ -479,13 +558,35 @@ def _redo_flagged_words(
     else:
         e8m0 = scale.reshape(-1)[_block_index(words[:, None] * 8 + np.arange(8), plan)]
     target = ((src >> 7) & 0xFF).astype(np.int16) - e8m0.astype(np.int16) + kernel.bias
-    needed = (target >= -kernel.mbits) & (target <= 0)
-    needed |= (e8m0 < kernel.tiny_below) | (e8m0 >= kernel.huge_from)
-    word, lane = np.nonzero(needed)
-    src, e8m0 = src[word, lane], np.broadcast_to(e8m0, needed.shape)[word, lane]
-    widened = src.view(ml_dtypes.bfloat16).astype(np.float32)
-    with np.errstate(invalid="ignore"):
-        codes[words[word] * 8 + lane] = narrow(widened * prescale_multiplier(e8m0), kernel.fmt)
+    special = (e8m0 < kernel.tiny_below) | (e8m0 >= kernel.huge_from)
+    subnormal = (target >= -kernel.mbits) & (target <= 0)
+    if special.any():
+        subnormal &= ~special
+        word, lane = np.nonzero(np.broadcast_to(special, src.shape))
+        wide = src[word, lane].view(ml_dtypes.bfloat16).astype(np.float32)
+        prescale = prescale_multiplier(np.broadcast_to(e8m0, src.shape)[word, lane])
+        with np.errstate(invalid="ignore"):
+            codes[words[word] * 8 + lane] = narrow(wide * prescale, kernel.fmt)
+    word, lane = np.nonzero(subnormal)
+    if word.size:
+        element = src[word, lane]
+        row = (element >> 15) * (kernel.mbits + 1) + (target[word, lane] + kernel.mbits)
+        codes[words[word] * 8 + lane] = _subnormal_codes(kernel.fmt)[row, element & 0x7F]
+
+
+@cache
+def _subnormal_codes(fmt: MxFormat) -> npt.NDArray[np.uint8]:
+    """The reference's code of every result in the subnormal range of a block that is
+    neither tiny nor huge, ``[2 * (mbits + 1), 128]``: row ``sign * (mbits + 1) + t +
+    mbits`` for target exponent ``t`` in ``[-mbits, 0]``, column the bf16 mantissa
+    ``m``. The element is a normal bf16 there (``e >= E8M0 - bias - mbits >= 1``) and
+    its prescale exact, so the narrowed value is ``+-(1 + m / 128) * 2**(t - bias)``."""
+    mbits, bias = fmt.info.mantissa_bits, fmt.info.bias
+    sign = np.array([1.0, -1.0])[:, None, None]
+    exponent = np.arange(-mbits, 1)[None, :, None] - bias
+    significand = 1.0 + np.arange(128)[None, None, :] / 128
+    values = (sign * np.ldexp(significand, exponent)).astype(np.float32)
+    return narrow(values, fmt).reshape(2 * (mbits + 1), 128)
 
 
 def available_cpus() -> int:
@@ -621,12 +722,12 @@ def quantize_bf16(
     plan = ChunkPlan.of(x.shape, block_shape)
     bits = np.ascontiguousarray(x).view(np.uint16).reshape(-1)
     codes = np.empty(bits.size, np.uint8)
-    scale = np.empty(bits.size // int(np.prod(plan.block)), np.uint8)
+    scale = np.empty(bits.size // plan.block_volume, np.uint8)
     chunks = plan.flat_chunks()
     count = 1 if bits.size < MIN_THREADED_ELEMENTS else min(count, len(chunks))
 
     def make_kernel() -> _Bf16Quantizer:
-        return _Bf16Quantizer(fmt, plan, alternative_emax=alternative_emax)
+        return _kernel(fmt, plan, alternative_emax)
 
     kernel = make_kernel()
     flagged = _run_chunks(kernel, make_kernel, bits, codes, scale, chunks, count)

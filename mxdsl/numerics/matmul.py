@@ -616,21 +616,95 @@ def mx_matmul_operand(
     for :func:`pe_pass_into`.
 
     Each value is ``dequantize_mx_reference``'s, bit for bit (NaN payloads included):
-    the code decoded exactly (two codes per table lookup), times ``2**(E8M0 - 127)`` in
-    one fp32 multiply. The result is a transposed view of a ``[4P, F]`` array: the one
-    reordering copy stays within a partition's row."""
+    the code decoded exactly, times ``2**(E8M0 - 127)`` rounded once to fp32. FP8 tiles
+    without an Inf / NaN code or E8M0 byte take :func:`_fp8_operand` (integer decode);
+    the others decode two codes per table lookup and multiply once in fp32. The result
+    is a transposed view of a ``[4P, F]`` array: the one reordering copy stays within a
+    partition's row."""
     data = np.asarray(containers)
     partitions, free = data.shape
+    scales = np.asarray(scale_rows).view(np.uint8)
+    if fmt.is_fp8 and data.dtype == np.uint32 and np.dtype(dtype) in _OPERAND_DTYPES:
+        fast = _fp8_operand(data, scales, fmt)
+        if fast is not None:
+            wide = np.dtype(dtype) == np.float64
+            return _widened(fast) if wide else fast.reshape(4 * partitions, free).T
     codes = unpack_fp8_x4(data) if fmt.is_fp8 else unpack_fp4_x4(data)
     pairs = np.ascontiguousarray(codes).view("<u2")  # two adjacent codes, the first low
     values = np.take(_pair_values(fmt), pairs).view(np.float32)  # [P, 4F]
-    factors = _E8M0_FACTORS[np.asarray(scale_rows).view(np.uint8)]  # [P // 8, F]
+    factors = _E8M0_FACTORS[scales]  # [P // 8, F]
     with np.errstate(over="ignore", invalid="ignore"):
         blocks = values.reshape(partitions // 8, 8, free, 4)
         np.multiply(blocks, factors[:, None, :, None], out=blocks)
     by_row = np.empty((partitions, 4, free), dtype=dtype)
     by_row[...] = values.reshape(partitions, free, 4).transpose(0, 2, 1)
     return by_row.reshape(4 * partitions, free).T
+
+
+_OPERAND_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_LANE_TO_TOP = np.array([24, 16, 8, 0], np.uint32)[None, :, None]
+"""Left shifts that bring byte ``q`` of a word to its top byte, one per lane ``q``."""
+
+
+def _widened(values: np.ndarray) -> npt.NDArray[np.float64]:
+    """fp32 ``[P, 4, F]`` widened to float64 ``[F, 4P]`` (a transposed view)."""
+    partitions, _, free = values.shape
+    wide = np.empty(values.shape, np.float64)
+    np.copyto(wide, values)
+    return wide.reshape(4 * partitions, free).T
+
+
+def _fp8_operand(data: np.ndarray, scales: np.ndarray, fmt: MxFormat) -> np.ndarray | None:
+    """The fp32 values ``[P, 4, F]`` of :func:`mx_matmul_operand` for FP8 words ``data``
+    with no Inf / NaN code and no E8M0 255 (else None: the caller takes the table path),
+    with integer decoding and contiguous ufuncs only.
+
+    As in ``fast.dequantize_fp8`` (``docs/numerics.md``, "Dequantize"): each word shifted
+    left to bring byte ``q`` to the top (straight into lane ``q``'s row of the
+    ``[P, 4, F]`` layout), then shifted right arithmetically by ``1 + mantissa_bits``
+    and masked to the sign and the code's 7 magnitude bits at bit ``23 - mantissa_bits``
+    on, is the fp32 pattern of ``element * 2**(bias - 127)`` exactly (a subnormal code
+    becomes an fp32 denormal). One fp32 multiply by ``2**(E8M0 - bias)`` then rounds the
+    exact product ``element * 2**(E8M0 - 127)`` once, as the reference does; when that
+    factor is no fp32 (E8M0 > 127 + bias) a first multiply by ``2**(127 - bias)``
+    (exact: it gives the element) and one by ``2**(E8M0 - 127)`` do the same."""
+    info = fmt.info
+    top = int(scales.max(initial=0))
+    if top == 255:
+        return None
+    assert info.first_special_code is not None
+    # (code & 0x7F) + (0x80 - first special) reaches 0x80 exactly for an Inf / NaN code;
+    # four bytes a word, no carry between them.
+    flags = np.bitwise_and(data, np.uint32(0x7F7F_7F7F))
+    np.add(flags, np.uint32((0x80 - info.first_special_code) * 0x0101_0101), out=flags)
+    if int(np.bitwise_or.reduce(flags, axis=None)) & 0x8080_8080:
+        return None
+    partitions, free = data.shape
+    shift = 23 - info.mantissa_bits
+    bits = np.empty((partitions, 4, free), np.uint32)
+    np.left_shift(data[:, None, :], _LANE_TO_TOP, out=bits)
+    signed = bits.view(np.int32)
+    np.right_shift(signed, np.int32(1 + info.mantissa_bits), out=signed)
+    np.bitwise_and(signed, np.int32((0x8000_0000 | (0x7F << shift)) - (1 << 32)), out=signed)
+    values = bits.view(np.float32)
+    blocks = values.reshape(partitions // 8, 8, 4, free)
+    with np.errstate(over="ignore"):
+        if top <= 127 + info.bias:
+            np.multiply(blocks, _fp8_factors(fmt)[scales][:, None, None, :], out=blocks)
+        else:
+            np.multiply(blocks, np.float32(2.0 ** (127 - info.bias)), out=blocks)
+            np.multiply(blocks, _E8M0_FACTORS[scales][:, None, None, :], out=blocks)
+    return values
+
+
+@cache
+def _fp8_factors(fmt: MxFormat) -> npt.NDArray[np.float32]:
+    """``2**(s - bias)`` in fp32, exactly, for each E8M0 byte ``s <= 127 + bias`` (the
+    others are never read: zero)."""
+    exponents = np.arange(256) - fmt.info.bias
+    return np.where(exponents <= 127, np.ldexp(1.0, np.minimum(exponents, 127)), 0.0).astype(
+        np.float32
+    )
 
 
 with np.errstate(over="ignore"):

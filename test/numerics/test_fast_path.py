@@ -28,6 +28,10 @@ GEOMETRIES = [
     ((3, 5, 64), (1, 1, 32)),
     ((2, 64, 3), (1, 32, 1)),
     ((4, 16, 8), (1, 8, 4)),
+    ((32, 64), (4, 2)),  # multi-axis blocks: sliding windows of 2 along the last axis,
+    ((16, 64), (2, 8)),  # of 8,
+    ((8, 96), (2, 16)),  # of 16 (a strided pick),
+    ((24, 24), (4, 6)),  # and numpy's reduce (6 is not a power of two)
 ]
 BF16_SPECIALS = np.array(
     [0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x7F81, 0x0000, 0x8000, 0x0001, 0x807F, 0x7F7F, 0xFF7F],
@@ -214,6 +218,27 @@ def test_fast_quantize_sign_of_the_last_element(monkeypatch, fmt, chunk):
     assert codes[-1, -1] & 0x80
 
 
+@pytest.mark.parametrize("alternative", [False, True], ids=["emax", "emax-1"])
+@pytest.mark.parametrize("fmt", list(MxFormat), ids=lambda f: f.spec_name)
+def test_fast_quantize_every_subnormal_result(fmt, alternative):
+    """Every sign and bf16 mantissa at every target exponent ``t`` in ``[-mbits, 0]``
+    (the subnormal results), in blocks whose max is 1.0, neither tiny nor huge."""
+    mbits, bias = fmt.info.mantissa_bits, fmt.info.bias
+    e8m0 = 127 - (fmt.emax - 1 if alternative else fmt.emax)
+    sign, t, m = np.meshgrid([0, 1], np.arange(-mbits, 1), np.arange(128), indexing="ij")
+    exponent = t + e8m0 - bias
+    elements = ((sign << 15) | (exponent << 7) | m).astype(np.uint16).reshape(-1)
+    elements = np.concatenate([elements, np.zeros(-elements.size % 31, np.uint16)])
+    blocks = np.full((elements.size // 31, 32), 0x3F80, np.uint16)  # 1.0 first
+    blocks[:, 1:] = elements.reshape(-1, 31)
+    x = blocks.view(ml_dtypes.bfloat16)
+    got = quantize_mx(x, fmt, (1, 32), alternative_emax=alternative)
+    want = quantize_mx_reference(x, fmt, (1, 32), alternative_emax=alternative)
+    assert (want[1] == e8m0).all()
+    np.testing.assert_array_equal(got[0], want[0])
+    assert len(np.unique(want[0][:, 1:])) > 2 * mbits
+
+
 def test_fast_quantize_geometry_and_format_changes():
     """The per-thread workspace is rebuilt or reused as shapes, block geometries, formats
     and chunk sizes change from call to call."""
@@ -231,6 +256,21 @@ def test_fast_quantize_geometry_and_format_changes():
         x = mixed_bf16(shape, seed=seed)
         got = quantize_mx(x, fmt, block_shape)
         want = quantize_mx_reference(x, fmt, block_shape)
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_fast_quantize_rows_of_other_lengths_same_chunks(monkeypatch):
+    """Blocks over two axes in arrays whose rows differ in length but whose chunks hold
+    as many elements (one workspace serves both, its views built for the first): the
+    per-window maxima are reduced over the rows of the array at hand."""
+    monkeypatch.setattr(fast, "CHUNK_ELEMENTS", 1024)
+    cases = [((16, 64), (8, 4)), ((16, 128), (8, 4)), ((16, 64), (8, 4)), ((32, 32), (4, 8))]
+    cases += [((16, 64), (4, 8)), ((32, 32), (4, 8))]
+    for seed, (shape, block_shape) in enumerate(cases):
+        x = mixed_bf16(shape, seed=seed)
+        got = quantize_mx(x, MxFormat.E4M3FN, block_shape)
+        want = quantize_mx_reference(x, MxFormat.E4M3FN, block_shape)
         np.testing.assert_array_equal(got[1], want[1])
         np.testing.assert_array_equal(got[0], want[0])
 
