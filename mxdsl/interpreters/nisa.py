@@ -154,7 +154,9 @@ def as_2d(array: np.ndarray) -> np.ndarray:
 
 
 def store(op: Operation, dst: np.ndarray, values: np.ndarray) -> None:
-    """Write ``values`` (already in dst's dtype, dst's element count) into dst."""
+    """Write ``values`` (dst's element count) into dst, rounded once to dst's dtype
+    (:func:`round_to`) when it is another; ``values`` may view dst (numpy copies an
+    overlapping source first)."""
     if values.dtype != dst.dtype:
         values = round_to(values, dst.dtype)
     if values.size != dst.size:
@@ -180,6 +182,16 @@ def _as_f64(array: np.ndarray) -> np.ndarray:
     if array.dtype in _EXACT_IN_F32:
         return to_float64(array)
     return to_f32(array).astype(np.float64)
+
+
+def _dma_convert(src: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    """``src`` in ``dtype`` as a DMA converts it: src -> f32 -> dst for floats, itself
+    when the dtypes agree."""
+    if src.dtype == dtype:
+        return src
+    if is_float_dtype(dtype) or is_float_dtype(src.dtype):
+        return round_to(to_f32(src), dtype)
+    return round_to(src, dtype)
 
 
 def _scalar_operand(value: Any, partitions: int) -> Any:
@@ -698,19 +710,17 @@ class NisaFunctions(IndexFunctions):
 
     @impl(nisa.DmaCopyOp)
     def run_dma_copy(self, interpreter: Interpreter, op: nisa.DmaCopyOp, args: PythonValues):
+        if len(args) == 2:
+            dst, src = args
+            dst[...] = _dma_convert(src, dst.dtype).reshape(dst.shape)
+            return ()
         values = iter(args)
         dst = next(values)
         dst_index = next(values) if op.dst_index is not None else None
         src = next(values)
         src_index = next(values) if op.src_index is not None else None
-        if dst.dtype == src.dtype:
-            converted = src
-        elif is_float_dtype(dst.dtype) or is_float_dtype(src.dtype):
-            converted = round_to(to_f32(src), dst.dtype)  # src -> f32 -> dst
-        else:
-            converted = round_to(src, dst.dtype)
         if dst_index is None and src_index is None:
-            dst[...] = converted.reshape(dst.shape)
+            dst[...] = _dma_convert(src, dst.dtype).reshape(dst.shape)
             return ()
         dim = op.indirect_dim.value.data
         skip = op.oob_mode.data == nisa.OobMode.SKIP
@@ -718,7 +728,8 @@ class NisaFunctions(IndexFunctions):
         idx = np.asarray(src_index if src_index is not None else dst_index).reshape(-1)
         idx = idx.astype(np.int64)
         valid = (idx >= 0) & (idx < indexed.shape[dim])
-        if not skip and not valid.all():
+        every = bool(valid.all())
+        if not skip and not every:
             bad = int(np.flatnonzero(~valid)[0])
             raise OpInterpretationError(
                 op,
@@ -726,17 +737,23 @@ class NisaFunctions(IndexFunctions):
                 f"{indexed.shape[dim]}) of dim {dim} (oob_mode error; use oob_mode skip to "
                 "drop such rows)",
             )
-        rows = np.flatnonzero(valid)
+        # numpy indexing along dim (take's generic path is several times slower on the
+        # ml_dtypes types); a gather converts only the rows it moves
+        lead = (slice(None),) * dim
         if src_index is not None:  # gather: dst[.., i, ..] = src[.., idx[i], ..]
-            picked = np.take(converted, idx[rows], axis=dim)
-            target = [slice(None)] * dst.ndim
-            target[dim] = rows
-            dst[tuple(target)] = picked
-        else:  # scatter: dst[.., idx[i], ..] = src[.., i, ..]
-            picked = np.take(converted, rows, axis=dim)
-            target = [slice(None)] * dst.ndim
-            target[dim] = idx[rows]
-            dst[tuple(target)] = picked
+            if every:
+                dst[...] = _dma_convert(src[(*lead, idx)], dst.dtype)
+                return ()
+            rows = np.flatnonzero(valid)
+            dst[(*lead, rows)] = _dma_convert(src[(*lead, idx[rows])], dst.dtype)
+            return ()
+        # scatter: dst[.., idx[i], ..] = src[.., i, ..]
+        converted = _dma_convert(src, dst.dtype)
+        if every:
+            dst[(*lead, idx)] = converted
+            return ()
+        rows = np.flatnonzero(valid)
+        dst[(*lead, idx[rows])] = converted[(*lead, rows)]
         return ()
 
     @impl(nisa.DmaComputeOp)
@@ -745,7 +762,7 @@ class NisaFunctions(IndexFunctions):
         total = to_f32(srcs[0]).reshape(-1).copy()
         for src in srcs[1:]:
             total += to_f32(src).reshape(-1)
-        store(op, dst, round_to(total, dst.dtype))
+        store(op, dst, total)
         return ()
 
     @impl(nisa.MemsetOp)
@@ -766,13 +783,13 @@ class NisaFunctions(IndexFunctions):
         for step, num in pairs:  # outermost first: row-major enumeration
             free = (free[:, None] + np.arange(num, dtype=np.int64)[None, :] * step).reshape(-1)
         result = (values[:, None] + free[None, :]).astype(np.int32)
-        store(op, dst, round_to(result, dst.dtype))
+        store(op, dst, result)
         return ()
 
     @impl(nisa.TensorCopyOp)
     def run_tensor_copy(self, interpreter: Interpreter, op: nisa.TensorCopyOp, args: PythonValues):
         dst, src = args
-        store(op, dst, src if src.dtype == dst.dtype else round_to(src, dst.dtype))
+        store(op, dst, src)
         return ()
 
     # ------------------------------------------------------------ matmul / MX
@@ -906,7 +923,7 @@ class NisaFunctions(IndexFunctions):
         domain = _compute_domain(dst, data1, data2, bitwise=alu_op in nisa.BITWISE_ALU_OPS)
         a = _in_domain(as_2d(data1), domain)
         b = _in_domain(as_2d(data2), domain)
-        store(op, dst, round_to(np.asarray(alu(alu_op, a, b)), dst.dtype))
+        store(op, dst, np.asarray(alu(alu_op, a, b)))
         return ()
 
     @impl(nisa.TensorScalarOp)
@@ -926,7 +943,7 @@ class NisaFunctions(IndexFunctions):
         if op.op1 is not None and rest:
             s1 = _scalar_in_domain(_scalar_operand(rest[0], partitions), domain)
             x = alu(op.op1.data, s1, x) if op.reverse1 is not None else alu(op.op1.data, x, s1)
-        store(op, dst, round_to(np.asarray(x), dst.dtype))
+        store(op, dst, np.asarray(x))
         return ()
 
     @impl(nisa.ScalarTensorTensorOp)
@@ -939,7 +956,7 @@ class NisaFunctions(IndexFunctions):
         t = to_f32(as_2d(operand1))
         x = alu(op.op0.data, s0, x) if op.reverse0 is not None else alu(op.op0.data, x, s0)
         x = alu(op.op1.data, t, x) if op.reverse1 is not None else alu(op.op1.data, x, t)
-        store(op, dst, round_to(np.asarray(x), dst.dtype))
+        store(op, dst, np.asarray(x))
         return ()
 
     @impl(nisa.TensorReduceOp)
@@ -954,7 +971,7 @@ class NisaFunctions(IndexFunctions):
             result = np.asarray(_REDUCE[alu_op](_in_domain(data, domain), axis=axes))
             if op.negate is not None:
                 result = -result
-        store(op, dst, round_to(result, dst.dtype))
+        store(op, dst, result)
         return ()
 
     @impl(nisa.ActivationOp)
@@ -969,7 +986,7 @@ class NisaFunctions(IndexFunctions):
             x = x + _scalar_in_domain(_scalar_operand(next(values), partitions), F32)
         with np.errstate(all="ignore"):
             y = _ACTIVATIONS[op.op.data](np.asarray(x, dtype=F32).astype(np.float64))
-        store(op, dst, round_to(np.asarray(y, dtype=np.float64), dst.dtype))
+        store(op, dst, np.asarray(y, dtype=np.float64))
         return ()
 
     @impl(nisa.TensorCopyPredicatedOp)

@@ -97,6 +97,49 @@ def test_dma_scatter_skip_and_oob_error():
         )
 
 
+@pytest.mark.parametrize("skip", [False, True])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_dma_gather_and_scatter_convert_the_rows_moved(dim: int, skip: bool):
+    """A bf16 table gathered into f32 (src -> f32 -> dst) and an f32 tile scattered
+    into a bf16 table, along dim 0 or 1, every index in range or (skip) some not."""
+    table = RNG.standard_normal((6, 6)).astype(BF16)
+    n = 4
+    idx = np.array([5, 0, -1, 3] if skip else [5, 0, 2, 3], np.int32).reshape(n, 1)
+    tile_shape = (n, 6) if dim == 0 else (6, n)
+    tile = RNG.standard_normal(tile_shape).astype(np.float32)
+    t = "x".join(map(str, tile_shape))
+    mode = " oob_mode skip" if skip else ""
+    body = (
+        load("i", f"{n}x1", "i32")
+        + load("s", t)
+        + f"  %g = memref.alloc() : {sb(t)}\n"
+        + f"  nisa.memset %g, 7.000000e+00 : {sb(t)}\n"
+        + f"  nisa.dma_copy %g, %table[%i : {sb(f'{n}x1', 'i32')}] dim {dim}{mode} : {sb(t)}, {hbm('6x6', 'bf16')}\n"
+        + f"  nisa.dma_copy %gathered, %g : {hbm(t)}, {sb(t)}\n"
+        + f"  nisa.dma_copy %back[%i : {sb(f'{n}x1', 'i32')}], %s dim {dim}{mode} : {hbm('6x6', 'bf16')}, {sb(t)}\n"
+    )
+    gathered = np.zeros(tile_shape, np.float32)
+    back = np.zeros((6, 6), BF16)
+    args = (
+        f"%i_h: {hbm(f'{n}x1', 'i32')}, %table: {hbm('6x6', 'bf16')}, %s_h: {hbm(t)}, "
+        f"%gathered: {hbm(t)}, %back: {hbm('6x6', 'bf16')}"
+    )
+    run(body, args, idx, table, tile, gathered, back)
+    expected = np.full(tile_shape, 7.0, np.float32)
+    expected_back = np.zeros((6, 6), BF16)
+    for i, j in enumerate(idx.reshape(-1)):
+        if j < 0:
+            continue
+        if dim == 0:
+            expected[i] = table[j].astype(np.float32)
+            expected_back[j] = tile[i].astype(BF16)
+        else:
+            expected[:, i] = table[:, j].astype(np.float32)
+            expected_back[:, j] = tile[:, i].astype(BF16)
+    assert np.array_equal(gathered, expected)
+    assert np.array_equal(back.view(np.uint16), expected_back.view(np.uint16))
+
+
 def test_dma_compute_sums_in_f32():
     a, b, c = (RNG.standard_normal((2, 8)).astype(BF16) for _ in range(3))
     t = hbm("2x8", "bf16")
