@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -668,22 +669,27 @@ class NisaFunctions(IndexFunctions):
     @impl(memref.SubviewOp)
     def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues):
         source = args[0]
+        try:  # the dynamic offsets: index values (IntegerAttr)
+            offsets = [v.value.data for v in args[1:]]
+        except AttributeError:
+            offsets = [as_int(v) for v in args[1:]]
+        # an index is cached only for a planned op, which _subview_plans keeps alive
+        key = (id(op), source.shape, *offsets)
+        index = self._view_indices.get(key)
+        if index is not None:
+            return (source[index],)
         known = self._subview_plans.get(id(op))
         if known is None or known[0] is not op:
             known = self._subview_plans[id(op)] = (op, _subview_plan(op))
         plan = known[1]
         if plan is None:
-            return (_subview(op, source, [as_int(v) for v in args[1:]]),)
-        offsets = [as_int(v) for v in args[1:]]
-        key = (id(op), source.shape, *offsets)
-        index = self._view_indices.get(key)
-        if index is None:
-            index = _planned_index(plan, source.shape, offsets)
-            if index is None:  # out of bounds: reported by the general path
-                return (_subview(op, source, offsets),)
-            if len(self._view_indices) >= _VIEWS_MAX:
-                self._view_indices.clear()
-            self._view_indices[key] = index
+            return (_subview(op, source, offsets),)
+        index = _planned_index(plan, source.shape, offsets)
+        if index is None:  # out of bounds: reported by the general path
+            return (_subview(op, source, offsets),)
+        if len(self._view_indices) >= _VIEWS_MAX:
+            self._view_indices.clear()
+        self._view_indices[key] = index
         return (source[index],)
 
     @impl(memref.ExpandShapeOp)
@@ -1093,7 +1099,7 @@ class _LoopPlan:
         self.steps = tuple(
             (
                 body_op,
-                tuple(slots[v] for v in body_op.operands),
+                _frame_reader(tuple(slots[v] for v in body_op.operands)),
                 tuple(slots[v] for v in body_op.results),
                 scoped(body_op.results),
                 not isinstance(body_op, _READ_ONLY_OPS),
@@ -1109,6 +1115,17 @@ class _LoopPlan:
         for value, slot in self.outer:
             frame[slot] = scope[value]
         return frame
+
+
+def _frame_reader(slots: tuple[int, ...]) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """``lambda frame: tuple(frame[s] for s in slots)``, the cheapest way for its size
+    (an op's operands are read from the frame on every iteration)."""
+    if not slots:
+        return lambda frame: ()
+    if len(slots) == 1:
+        (slot,) = slots
+        return lambda frame: (frame[slot],)
+    return itemgetter(*slots)
 
 
 _MATMUL_OPS = (nisa.NcMatmulOp, nisa.NcMatmulMxOp)
@@ -1254,8 +1271,8 @@ def _run_loop_body(
     results: Any = ()
     queueing = False
     try:
-        for body_op, operand_slots, result_slots, scoped, writes in plan.steps:
-            inputs = tuple([frame[slot] for slot in operand_slots])
+        for body_op, read, result_slots, scoped, writes in plan.steps:
+            inputs = read(frame)
             if writes and functions is not None:
                 queueing = functions._before_write(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
             entry = implementations.get(type(body_op))
@@ -1279,8 +1296,11 @@ def _run_loop_body(
                     f"Incorrect number of results for op {body_op.name}, expected "
                     f"{len(result_slots)} but got {len(values)}",
                 )
-            for slot, value in zip(result_slots, values, strict=True):
-                frame[slot] = value
+            if len(result_slots) == 1:
+                frame[result_slots[0]] = values[0]
+            else:
+                for slot, value in zip(result_slots, values, strict=True):
+                    frame[slot] = value
             for value, slot in scoped:
                 local[value] = frame[slot]
             terminator = result.terminator_value
