@@ -117,8 +117,12 @@ def uninitialized(shape: tuple[int, ...], element_type: Attribute) -> np.ndarray
     dtype = element_dtype(element_type)
     if isinstance(element_type, nisa.X4Type):
         return np.full(shape, np.iinfo(dtype).max, dtype=dtype)
-    if is_float_dtype(dtype):  # one NaN converted, then copied (a fill, not a cast)
-        return np.full(shape, np.array(np.nan, dtype=np.float32).astype(dtype), dtype=dtype)
+    if is_float_dtype(dtype):  # one NaN converted, its word filled in (np.full is ~15x
+        # slower on an ml_dtypes type)
+        word = np.array(np.nan, dtype=np.float32).astype(dtype).view(f"u{dtype.itemsize}")
+        buffer = np.empty(shape, dtype=dtype)
+        buffer.view(word.dtype).fill(word[()])
+        return buffer
     if dtype == np.bool_:
         return np.ones(shape, dtype=dtype)
     return np.full(shape, INT_SENTINEL, dtype=dtype)

@@ -6,8 +6,17 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+)
 
 from mxdsl.interpreters import make_interpreter
+from mxdsl.interpreters.nisa import uninitialized
 from mxdsl.interpreters.spmd import SpmdError, run_spmd
 from mxdsl.numerics.blocks import logical_block_shape
 from mxdsl.numerics.formats import MxFormat
@@ -60,6 +69,28 @@ def test_alloc_reads_nan_and_subview_writes_land_in_parent():
     (out,) = run(body, f"%out: {hbm('4x4')}", np.zeros((4, 4), np.float32))
     assert np.isnan(out[[0, 3]]).all()
     assert (out[1:3] == 3).all()
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [np.float32, np.float64, np.float16, BF16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2],
+)
+def test_uninitialized_float_buffers_hold_the_converted_nan(dtype):
+    element = {
+        np.dtype(np.float32): Float32Type(),
+        np.dtype(np.float64): Float64Type(),
+        np.dtype(np.float16): Float16Type(),
+        np.dtype(BF16): BFloat16Type(),
+        np.dtype(ml_dtypes.float8_e4m3fn): Float8E4M3FNType(),
+        np.dtype(ml_dtypes.float8_e5m2): Float8E5M2Type(),
+    }[np.dtype(dtype)]
+    buffer = uninitialized((4, 3, 2), element)
+    assert buffer.dtype == np.dtype(dtype)
+    assert buffer.shape == (4, 3, 2)
+    assert np.isnan(buffer.astype(np.float32)).all()
+    nan = np.full((4, 3, 2), np.float32(np.nan)).astype(dtype)  # what a cast gives
+    unsigned = f"u{buffer.dtype.itemsize}"
+    assert np.array_equal(buffer.view(unsigned), nan.view(unsigned))
 
 
 def test_dma_copy_converts_through_f32_rne():
