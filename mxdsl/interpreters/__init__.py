@@ -226,6 +226,7 @@ def dense_literal_value(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 def is_float_dtype(dtype: np.dtype[Any]) -> bool:
     """numpy floats (kind ``f``, as ``np.issubdtype(dtype, np.floating)``) and the
     ml_dtypes float types."""
+    dtype = np.dtype(dtype)
     return dtype.kind == "f" or dtype in ML_FLOATS
 
 
