@@ -224,8 +224,10 @@ def dense_literal_value(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
 
 
 def is_float_dtype(dtype: np.dtype[Any]) -> bool:
-    """numpy floats and the ml_dtypes float types."""
-    return np.issubdtype(dtype, np.floating) or dtype in ML_FLOATS
+    """numpy floats (kind ``f``, as ``np.issubdtype(dtype, np.floating)``) and the
+    ml_dtypes float types."""
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype in ML_FLOATS
 
 
 ML_FLOATS = frozenset(
@@ -254,6 +256,40 @@ def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
         return np.where(inexact & even, np.nextafter(y, toward), y)
 
 
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+_F32 = np.dtype(np.float32)
+_BF16_QUIET_NAN = np.uint16(0x7FC0)
+_BF16_NEGATIVE_NAN = np.uint16(0xFFC0)
+
+
+def _bf16_to_f32(values: np.ndarray) -> np.ndarray:
+    """``values.astype(float32)`` for bfloat16 through the bits: a bf16 word shifted left
+    by 16 is the float32 word of the same value (NaN payloads too; checked against
+    ml_dtypes over all 2^16 words), about 3x faster than ml_dtypes' cast."""
+    words = values.view(np.uint16).astype(np.uint32)
+    words <<= 16
+    return words.view(np.float32)
+
+
+def _f32_to_bf16(values: np.ndarray) -> np.ndarray:
+    """``values.astype(bfloat16)`` (ml_dtypes: round to nearest even, overflow to inf, a
+    NaN becomes the quiet NaN ``0x7FC0`` of its sign) through the bits, about 2x faster
+    than ml_dtypes' cast; checked against it over all 2^32 float32 words. RNE on the
+    word: add ``0x7FFF`` plus the kept part's last bit, keep the high half (a carry out
+    of the significand steps the exponent, up to inf)."""
+    words = values.view(np.uint32)
+    rounded = np.asarray(words >> 16)  # a 0-d array stays an array
+    rounded &= 1
+    rounded += 0x7FFF
+    rounded += words
+    rounded >>= 16
+    result = rounded.astype(np.uint16)
+    nan = np.isnan(values)
+    if nan.any():
+        result[nan] = np.where(np.signbit(values[nan]), _BF16_NEGATIVE_NAN, _BF16_QUIET_NAN)
+    return result.view(_BF16)
+
+
 def round_to(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     """``values`` converted to ``dtype`` with HLO ``convert`` semantics, rounding once.
 
@@ -278,6 +314,12 @@ def round_to(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
             source = values.dtype
         if source == np.float64 and dtype.itemsize < 4:
             values = _round_to_odd_f32(values)
+            source = values.dtype
+        if isinstance(values, np.ndarray):
+            if source == _F32 and dtype == _BF16:
+                return _f32_to_bf16(values)
+            if source == _BF16 and dtype == _F32:
+                return _bf16_to_f32(values)
         with np.errstate(over="ignore", invalid="ignore"):
             return values.astype(dtype)
     if is_float_dtype(source):

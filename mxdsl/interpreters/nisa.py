@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -116,8 +117,12 @@ def uninitialized(shape: tuple[int, ...], element_type: Attribute) -> np.ndarray
     dtype = element_dtype(element_type)
     if isinstance(element_type, nisa.X4Type):
         return np.full(shape, np.iinfo(dtype).max, dtype=dtype)
-    if is_float_dtype(dtype):  # one NaN converted, then copied (a fill, not a cast)
-        return np.full(shape, np.array(np.nan, dtype=np.float32).astype(dtype), dtype=dtype)
+    if is_float_dtype(dtype):  # one NaN converted, its word filled in (np.full is ~15x
+        # slower on an ml_dtypes type)
+        word = np.array(np.nan, dtype=np.float32).astype(dtype).view(f"u{dtype.itemsize}")
+        buffer = np.empty(shape, dtype=dtype)
+        buffer.view(word.dtype).fill(word[()])
+        return buffer
     if dtype == np.bool_:
         return np.ones(shape, dtype=dtype)
     return np.full(shape, INT_SENTINEL, dtype=dtype)
@@ -162,7 +167,9 @@ def as_2d(array: np.ndarray) -> np.ndarray:
 
 
 def store(op: Operation, dst: np.ndarray, values: np.ndarray) -> None:
-    """Write ``values`` (already in dst's dtype, dst's element count) into dst."""
+    """Write ``values`` (dst's element count) into dst, rounded once to dst's dtype
+    (:func:`round_to`) when it is another; ``values`` may view dst (numpy copies an
+    overlapping source first)."""
     if values.dtype != dst.dtype:
         values = round_to(values, dst.dtype)
     if values.size != dst.size:
@@ -188,6 +195,16 @@ def _as_f64(array: np.ndarray) -> np.ndarray:
     if array.dtype in _EXACT_IN_F32:
         return to_float64(array)
     return to_f32(array).astype(np.float64)
+
+
+def _dma_convert(src: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    """``src`` in ``dtype`` as a DMA converts it: src -> f32 -> dst for floats, itself
+    when the dtypes agree."""
+    if src.dtype == dtype:
+        return src
+    if is_float_dtype(dtype) or is_float_dtype(src.dtype):
+        return round_to(to_f32(src), dtype)
+    return round_to(src, dtype)
 
 
 def _scalar_operand(value: Any, partitions: int) -> Any:
@@ -664,22 +681,27 @@ class NisaFunctions(IndexFunctions):
     @impl(memref.SubviewOp)
     def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues):
         source = args[0]
+        try:  # the dynamic offsets: index values (IntegerAttr)
+            offsets = [v.value.data for v in args[1:]]
+        except AttributeError:
+            offsets = [as_int(v) for v in args[1:]]
+        # an index is cached only for a planned op, which _subview_plans keeps alive
+        key = (id(op), source.shape, *offsets)
+        index = self._view_indices.get(key)
+        if index is not None:
+            return (source[index],)
         known = self._subview_plans.get(id(op))
         if known is None or known[0] is not op:
             known = self._subview_plans[id(op)] = (op, _subview_plan(op))
         plan = known[1]
         if plan is None:
-            return (_subview(op, source, [as_int(v) for v in args[1:]]),)
-        offsets = [as_int(v) for v in args[1:]]
-        key = (id(op), source.shape, *offsets)
-        index = self._view_indices.get(key)
-        if index is None:
-            index = _planned_index(plan, source.shape, offsets)
-            if index is None:  # out of bounds: reported by the general path
-                return (_subview(op, source, offsets),)
-            if len(self._view_indices) >= _VIEWS_MAX:
-                self._view_indices.clear()
-            self._view_indices[key] = index
+            return (_subview(op, source, offsets),)
+        index = _planned_index(plan, source.shape, offsets)
+        if index is None:  # out of bounds: reported by the general path
+            return (_subview(op, source, offsets),)
+        if len(self._view_indices) >= _VIEWS_MAX:
+            self._view_indices.clear()
+        self._view_indices[key] = index
         return (source[index],)
 
     @impl(memref.ExpandShapeOp)
@@ -706,19 +728,17 @@ class NisaFunctions(IndexFunctions):
 
     @impl(nisa.DmaCopyOp)
     def run_dma_copy(self, interpreter: Interpreter, op: nisa.DmaCopyOp, args: PythonValues):
+        if len(args) == 2:
+            dst, src = args
+            dst[...] = _dma_convert(src, dst.dtype).reshape(dst.shape)
+            return ()
         values = iter(args)
         dst = next(values)
         dst_index = next(values) if op.dst_index is not None else None
         src = next(values)
         src_index = next(values) if op.src_index is not None else None
-        if dst.dtype == src.dtype:
-            converted = src
-        elif is_float_dtype(dst.dtype) or is_float_dtype(src.dtype):
-            converted = round_to(to_f32(src), dst.dtype)  # src -> f32 -> dst
-        else:
-            converted = round_to(src, dst.dtype)
         if dst_index is None and src_index is None:
-            dst[...] = converted.reshape(dst.shape)
+            dst[...] = _dma_convert(src, dst.dtype).reshape(dst.shape)
             return ()
         dim = op.indirect_dim.value.data
         skip = op.oob_mode.data == nisa.OobMode.SKIP
@@ -726,7 +746,8 @@ class NisaFunctions(IndexFunctions):
         idx = np.asarray(src_index if src_index is not None else dst_index).reshape(-1)
         idx = idx.astype(np.int64)
         valid = (idx >= 0) & (idx < indexed.shape[dim])
-        if not skip and not valid.all():
+        every = bool(valid.all())
+        if not skip and not every:
             bad = int(np.flatnonzero(~valid)[0])
             raise OpInterpretationError(
                 op,
@@ -734,17 +755,23 @@ class NisaFunctions(IndexFunctions):
                 f"{indexed.shape[dim]}) of dim {dim} (oob_mode error; use oob_mode skip to "
                 "drop such rows)",
             )
-        rows = np.flatnonzero(valid)
+        # numpy indexing along dim (take's generic path is several times slower on the
+        # ml_dtypes types); a gather converts only the rows it moves
+        lead = (slice(None),) * dim
         if src_index is not None:  # gather: dst[.., i, ..] = src[.., idx[i], ..]
-            picked = np.take(converted, idx[rows], axis=dim)
-            target = [slice(None)] * dst.ndim
-            target[dim] = rows
-            dst[tuple(target)] = picked
-        else:  # scatter: dst[.., idx[i], ..] = src[.., i, ..]
-            picked = np.take(converted, rows, axis=dim)
-            target = [slice(None)] * dst.ndim
-            target[dim] = idx[rows]
-            dst[tuple(target)] = picked
+            if every:
+                dst[...] = _dma_convert(src[(*lead, idx)], dst.dtype)
+                return ()
+            rows = np.flatnonzero(valid)
+            dst[(*lead, rows)] = _dma_convert(src[(*lead, idx[rows])], dst.dtype)
+            return ()
+        # scatter: dst[.., idx[i], ..] = src[.., i, ..]
+        converted = _dma_convert(src, dst.dtype)
+        if every:
+            dst[(*lead, idx)] = converted
+            return ()
+        rows = np.flatnonzero(valid)
+        dst[(*lead, idx[rows])] = converted[(*lead, rows)]
         return ()
 
     @impl(nisa.DmaComputeOp)
@@ -753,7 +780,7 @@ class NisaFunctions(IndexFunctions):
         total = to_f32(srcs[0]).reshape(-1).copy()
         for src in srcs[1:]:
             total += to_f32(src).reshape(-1)
-        store(op, dst, round_to(total, dst.dtype))
+        store(op, dst, total)
         return ()
 
     @impl(nisa.MemsetOp)
@@ -774,13 +801,13 @@ class NisaFunctions(IndexFunctions):
         for step, num in pairs:  # outermost first: row-major enumeration
             free = (free[:, None] + np.arange(num, dtype=np.int64)[None, :] * step).reshape(-1)
         result = (values[:, None] + free[None, :]).astype(np.int32)
-        store(op, dst, round_to(result, dst.dtype))
+        store(op, dst, result)
         return ()
 
     @impl(nisa.TensorCopyOp)
     def run_tensor_copy(self, interpreter: Interpreter, op: nisa.TensorCopyOp, args: PythonValues):
         dst, src = args
-        store(op, dst, src if src.dtype == dst.dtype else round_to(src, dst.dtype))
+        store(op, dst, src)
         return ()
 
     # ------------------------------------------------------------ matmul / MX
@@ -914,7 +941,7 @@ class NisaFunctions(IndexFunctions):
         domain = _compute_domain(dst, data1, data2, bitwise=alu_op in nisa.BITWISE_ALU_OPS)
         a = _in_domain(as_2d(data1), domain)
         b = _in_domain(as_2d(data2), domain)
-        store(op, dst, round_to(np.asarray(alu(alu_op, a, b)), dst.dtype))
+        store(op, dst, np.asarray(alu(alu_op, a, b)))
         return ()
 
     @impl(nisa.TensorScalarOp)
@@ -934,7 +961,7 @@ class NisaFunctions(IndexFunctions):
         if op.op1 is not None and rest:
             s1 = _scalar_in_domain(_scalar_operand(rest[0], partitions), domain)
             x = alu(op.op1.data, s1, x) if op.reverse1 is not None else alu(op.op1.data, x, s1)
-        store(op, dst, round_to(np.asarray(x), dst.dtype))
+        store(op, dst, np.asarray(x))
         return ()
 
     @impl(nisa.ScalarTensorTensorOp)
@@ -947,7 +974,7 @@ class NisaFunctions(IndexFunctions):
         t = to_f32(as_2d(operand1))
         x = alu(op.op0.data, s0, x) if op.reverse0 is not None else alu(op.op0.data, x, s0)
         x = alu(op.op1.data, t, x) if op.reverse1 is not None else alu(op.op1.data, x, t)
-        store(op, dst, round_to(np.asarray(x), dst.dtype))
+        store(op, dst, np.asarray(x))
         return ()
 
     @impl(nisa.TensorReduceOp)
@@ -962,7 +989,7 @@ class NisaFunctions(IndexFunctions):
             result = np.asarray(_REDUCE[alu_op](_in_domain(data, domain), axis=axes))
             if op.negate is not None:
                 result = -result
-        store(op, dst, round_to(result, dst.dtype))
+        store(op, dst, result)
         return ()
 
     @impl(nisa.ActivationOp)
@@ -977,7 +1004,7 @@ class NisaFunctions(IndexFunctions):
             x = x + _scalar_in_domain(_scalar_operand(next(values), partitions), F32)
         with np.errstate(all="ignore"):
             y = _ACTIVATIONS[op.op.data](np.asarray(x, dtype=F32).astype(np.float64))
-        store(op, dst, round_to(np.asarray(y, dtype=np.float64), dst.dtype))
+        store(op, dst, np.asarray(y, dtype=np.float64))
         return ()
 
     @impl(nisa.TensorCopyPredicatedOp)
@@ -1084,7 +1111,7 @@ class _LoopPlan:
         self.steps = tuple(
             (
                 body_op,
-                tuple(slots[v] for v in body_op.operands),
+                _frame_reader(tuple(slots[v] for v in body_op.operands)),
                 tuple(slots[v] for v in body_op.results),
                 scoped(body_op.results),
                 not isinstance(body_op, _READ_ONLY_OPS),
@@ -1100,6 +1127,17 @@ class _LoopPlan:
         for value, slot in self.outer:
             frame[slot] = scope[value]
         return frame
+
+
+def _frame_reader(slots: tuple[int, ...]) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """``lambda frame: tuple(frame[s] for s in slots)``, the cheapest way for its size
+    (an op's operands are read from the frame on every iteration)."""
+    if not slots:
+        return lambda frame: ()
+    if len(slots) == 1:
+        (slot,) = slots
+        return lambda frame: (frame[slot],)
+    return itemgetter(*slots)
 
 
 _MATMUL_OPS = (nisa.NcMatmulOp, nisa.NcMatmulMxOp)
@@ -1245,8 +1283,8 @@ def _run_loop_body(
     results: Any = ()
     queueing = False
     try:
-        for body_op, operand_slots, result_slots, scoped, writes in plan.steps:
-            inputs = tuple([frame[slot] for slot in operand_slots])
+        for body_op, read, result_slots, scoped, writes in plan.steps:
+            inputs = read(frame)
             if writes and functions is not None:
                 queueing = functions._before_write(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
             entry = implementations.get(type(body_op))
@@ -1270,8 +1308,11 @@ def _run_loop_body(
                     f"Incorrect number of results for op {body_op.name}, expected "
                     f"{len(result_slots)} but got {len(values)}",
                 )
-            for slot, value in zip(result_slots, values, strict=True):
-                frame[slot] = value
+            if len(result_slots) == 1:
+                frame[result_slots[0]] = values[0]
+            else:
+                for slot, value in zip(result_slots, values, strict=True):
+                    frame[slot] = value
             for value, slot in scoped:
                 local[value] = frame[slot]
             terminator = result.terminator_value

@@ -6,8 +6,17 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+)
 
 from mxdsl.interpreters import make_interpreter
+from mxdsl.interpreters.nisa import uninitialized
 from mxdsl.interpreters.spmd import SpmdError, run_spmd
 from mxdsl.numerics.blocks import logical_block_shape
 from mxdsl.numerics.formats import MxFormat
@@ -62,6 +71,28 @@ def test_alloc_reads_nan_and_subview_writes_land_in_parent():
     assert (out[1:3] == 3).all()
 
 
+@pytest.mark.parametrize(
+    "dtype",
+    [np.float32, np.float64, np.float16, BF16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2],
+)
+def test_uninitialized_float_buffers_hold_the_converted_nan(dtype):
+    element = {
+        np.dtype(np.float32): Float32Type(),
+        np.dtype(np.float64): Float64Type(),
+        np.dtype(np.float16): Float16Type(),
+        np.dtype(BF16): BFloat16Type(),
+        np.dtype(ml_dtypes.float8_e4m3fn): Float8E4M3FNType(),
+        np.dtype(ml_dtypes.float8_e5m2): Float8E5M2Type(),
+    }[np.dtype(dtype)]
+    buffer = uninitialized((4, 3, 2), element)
+    assert buffer.dtype == np.dtype(dtype)
+    assert buffer.shape == (4, 3, 2)
+    assert np.isnan(buffer.astype(np.float32)).all()
+    nan = np.full((4, 3, 2), np.float32(np.nan)).astype(dtype)  # what a cast gives
+    unsigned = f"u{buffer.dtype.itemsize}"
+    assert np.array_equal(buffer.view(unsigned), nan.view(unsigned))
+
+
 def test_dma_copy_converts_through_f32_rne():
     x = RNG.standard_normal((4, 8)).astype(np.float32)
     body = f"  %t = memref.alloc() : {sb('4x8', 'bf16')}\n" + (
@@ -95,6 +126,49 @@ def test_dma_scatter_skip_and_oob_error():
             idx,
             out,
         )
+
+
+@pytest.mark.parametrize("skip", [False, True])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_dma_gather_and_scatter_convert_the_rows_moved(dim: int, skip: bool):
+    """A bf16 table gathered into f32 (src -> f32 -> dst) and an f32 tile scattered
+    into a bf16 table, along dim 0 or 1, every index in range or (skip) some not."""
+    table = RNG.standard_normal((6, 6)).astype(BF16)
+    n = 4
+    idx = np.array([5, 0, -1, 3] if skip else [5, 0, 2, 3], np.int32).reshape(n, 1)
+    tile_shape = (n, 6) if dim == 0 else (6, n)
+    tile = RNG.standard_normal(tile_shape).astype(np.float32)
+    t = "x".join(map(str, tile_shape))
+    mode = " oob_mode skip" if skip else ""
+    body = (
+        load("i", f"{n}x1", "i32")
+        + load("s", t)
+        + f"  %g = memref.alloc() : {sb(t)}\n"
+        + f"  nisa.memset %g, 7.000000e+00 : {sb(t)}\n"
+        + f"  nisa.dma_copy %g, %table[%i : {sb(f'{n}x1', 'i32')}] dim {dim}{mode} : {sb(t)}, {hbm('6x6', 'bf16')}\n"
+        + f"  nisa.dma_copy %gathered, %g : {hbm(t)}, {sb(t)}\n"
+        + f"  nisa.dma_copy %back[%i : {sb(f'{n}x1', 'i32')}], %s dim {dim}{mode} : {hbm('6x6', 'bf16')}, {sb(t)}\n"
+    )
+    gathered = np.zeros(tile_shape, np.float32)
+    back = np.zeros((6, 6), BF16)
+    args = (
+        f"%i_h: {hbm(f'{n}x1', 'i32')}, %table: {hbm('6x6', 'bf16')}, %s_h: {hbm(t)}, "
+        f"%gathered: {hbm(t)}, %back: {hbm('6x6', 'bf16')}"
+    )
+    run(body, args, idx, table, tile, gathered, back)
+    expected = np.full(tile_shape, 7.0, np.float32)
+    expected_back = np.zeros((6, 6), BF16)
+    for i, j in enumerate(idx.reshape(-1)):
+        if j < 0:
+            continue
+        if dim == 0:
+            expected[i] = table[j].astype(np.float32)
+            expected_back[j] = tile[i].astype(BF16)
+        else:
+            expected[:, i] = table[:, j].astype(np.float32)
+            expected_back[:, j] = tile[:, i].astype(BF16)
+    assert np.array_equal(gathered, expected)
+    assert np.array_equal(back.view(np.uint16), expected_back.view(np.uint16))
 
 
 def test_dma_compute_sums_in_f32():

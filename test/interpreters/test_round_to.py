@@ -1,0 +1,59 @@
+"""``round_to`` between float32 and bfloat16 (its bit-level fast paths) against ml_dtypes'
+own casts, over every bf16 word and every float32 word next to a bf16 rounding boundary."""
+
+from __future__ import annotations
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+
+from mxdsl.interpreters import round_to
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F32 = np.dtype(np.float32)
+
+
+def _ml_dtypes_cast(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ml_dtypes warns on NaN / overflow casts
+        return values.astype(dtype)
+
+
+def test_bf16_to_f32_every_word():
+    words = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(BF16)
+    widened = round_to(words, F32)
+    assert widened.dtype == F32
+    assert np.array_equal(widened.view(np.uint32), _ml_dtypes_cast(words, F32).view(np.uint32))
+
+
+def test_f32_to_bf16_around_every_rounding_boundary():
+    """For each bf16 word w: w<<16 plus low halves 0, 1, just below / at / above the
+    tie, and all ones (ties to even both ways, carries into the exponent, overflow to
+    inf, subnormals, every NaN class and sign)."""
+    high = np.arange(1 << 16, dtype=np.uint32) << 16
+    low = np.array([0, 1, 0x7FFF, 0x8000, 0x8001, 0xFFFF], dtype=np.uint32)
+    values = (high[:, None] | low[None, :]).view(np.float32)
+    rounded = round_to(values, BF16)
+    assert rounded.dtype == BF16
+    assert rounded.shape == values.shape
+    expected = _ml_dtypes_cast(values, BF16)
+    assert np.array_equal(rounded.view(np.uint16), expected.view(np.uint16))
+    # the NaN rule spelled out: the quiet NaN of the input's sign
+    nan = np.isnan(values)
+    signs = values.view(np.uint32)[nan] >> 31
+    assert np.array_equal(rounded.view(np.uint16)[nan], np.where(signs == 1, 0xFFC0, 0x7FC0))
+
+
+def test_f32_bf16_strided_and_scalar_arrays():
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal((6, 10)).astype(np.float32)[::2, 1::3]
+    assert np.array_equal(
+        round_to(values, BF16).view(np.uint16), values.astype(BF16).view(np.uint16)
+    )
+    narrow = values.astype(BF16)
+    assert np.array_equal(round_to(narrow, F32), narrow.astype(F32))
+    nan = round_to(np.array(-np.nan, dtype=np.float32), BF16)
+    assert nan.shape == ()
+    assert int(nan.view(np.uint16)) == 0xFFC0
+    assert float(round_to(np.array(1.00390625, dtype=np.float32), BF16)) == 1.0  # tie: even
