@@ -368,7 +368,7 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         return
     EXACT_PATH.outputs += sum(p.dst.size for p in passes)
     stationaries = [p.stationary for p in passes]
-    batch, wide = _batch(stationaries)  # every stationary's quick bits (so finiteness) known
+    rows, stacked = _row_bits(stationaries)  # every stationary's bounds (so finiteness) known
     if not _skip_is_exact(moving, stationaries):  # every column multiplied
         _unskipped_passes_into(moving, passes)
         return
@@ -377,8 +377,7 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         for p in passes:  # nothing to multiply (e.g. a block of padding tokens): all +0
             _write(p.dst, slice(0, p.dst.shape[0]), columns, 0.0, p.accumulate)
         return
-    lhs = wide if wide is not None else _lhs(stationaries, batch)  # wide: MX tiles' stack
-    rows = batch.rows
+    lhs = _lhs(stationaries, stacked)
     products = _products(moving, lhs)
     nonfinite = not (moving.finite and all(s.finite for s in stationaries))
     if not all_certified(rows, moving.quick_bits):
@@ -400,44 +399,33 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         offset += count
 
 
-@dataclass(frozen=True)
-class _Batch:
-    """What is kept of a :func:`pe_passes_into` batch of stationaries: the quick bits of
-    their nonzero columns side by side (``rows``; each stationary's own part of them is
-    its ``quick_bits``) and, when :func:`_batch` read them as one stack of their own
-    16-bit dtype, that stack (``narrow``: a quarter of the float64 one, which is built
-    from it for each batch and not kept)."""
-
-    rows: ColumnBits
-    narrow: np.ndarray | None
-
-
-def _lhs(stationaries: Sequence[PeOperand], batch: _Batch) -> np.ndarray:
-    """The stationaries' nonzero columns side by side in float64, ``[K, sum M]``: where
-    none is widened already and they share a 16-bit dtype and widening, their narrow
-    stack widened at once (no float64 copy of each), else their own widenings side by
-    side."""
+def _lhs(stationaries: Sequence[PeOperand], stacked: np.ndarray | None) -> np.ndarray:
+    """The stationaries' nonzero columns side by side in float64, ``[K, sum M]``: from
+    their stack in their own 16-bit or float64 dtype (``stacked``, read already for their
+    bounds, or made here when none of them is widened yet) widened at once, so no float64
+    copy of each is made; else their own widenings side by side."""
     first = stationaries[0]
     if len(stationaries) == 1:
         return first.widened
-    if not any("widened" in s.__dict__ or s.widen is not first.widen for s in stationaries):
-        narrow = batch.narrow if batch.narrow is not None else _same_kind_stack(stationaries)
-        if narrow is not None and narrow.dtype.itemsize <= 2:
-            return first.widen(narrow)
+    if stacked is None and not any("widened" in s.__dict__ for s in stationaries):
+        stacked = _same_kind_stack(stationaries)
+    if stacked is not None and all(s.widen is first.widen for s in stationaries):
+        return first.widen(stacked)
     return np.concatenate([s.widened for s in stationaries], axis=1)
 
 
-def _batch(stationaries: Sequence[PeOperand]) -> tuple[_Batch, np.ndarray | None]:
-    """The :class:`_Batch` of ``stationaries``. Its quick bits cost mostly their count of
-    numpy calls, so a batch of narrow (16-bit) tiles is read as one stacked copy (which
-    is then widened as a whole) and float64 tiles (MX operands) as one stack: one
-    :func:`quick_column_bits` instead of one per stationary, when they share a dtype and
-    precision and have not been analysed already. The batch is kept: the first
-    stationary holds it (weakly referring to the others) for the next batch of the same
-    stationaries (a kernel that runs the same stationary tiles against several moving
-    tiles, as shard_on_block's down projection does once per H chunk)."""
+def _row_bits(stationaries: Sequence[PeOperand]) -> tuple[ColumnBits, np.ndarray | None]:
+    """The quick bits of the stationaries' nonzero columns side by side, and the stack of
+    those columns in their own dtype when this call read them that way (else ``None``).
+    Their cost is mostly the count of numpy calls, so a batch of 16-bit or float64
+    (MX) tiles not analysed yet is read as one stack: one :func:`quick_column_bits`
+    instead of one per stationary, each stationary getting its own columns' part. The
+    bits are kept: the first stationary holds them (weakly referring to the others) for
+    the next batch of the same stationaries (a kernel that runs the same stationary tiles
+    against several moving tiles, as shard_on_block's down projection does once per H
+    chunk)."""
     first, others = stationaries[0], stationaries[1:]
-    known = first.__dict__.get("_batch")
+    known = first.__dict__.get("_batch_bits")
     if (
         known is not None
         and len(known[0]) == len(others)
@@ -454,16 +442,14 @@ def _batch(stationaries: Sequence[PeOperand]) -> tuple[_Batch, np.ndarray | None
             count = _count(s.columns)
             s.__dict__.setdefault("quick_bits", bits.take(slice(offset, offset + count)))
             offset += count
-    wide = stacked is not None and stacked.dtype == np.float64
-    batch = _Batch(bits, None if wide else stacked)
     if others:  # weak references: no cycle keeps the operands' float64 copies alive
-        first.__dict__["_batch"] = (tuple(weakref.ref(s) for s in others), batch)
-    return batch, stacked if wide else None
+        first.__dict__["_batch_bits"] = (tuple(weakref.ref(s) for s in others), bits)
+    return bits, stacked
 
 
 def _stacked_narrow(stationaries: Sequence[PeOperand]) -> np.ndarray | None:
     """The stationaries' nonzero columns side by side in their own dtype, for
-    :func:`_batch`; ``None`` where reading them one by one is as cheap or they cannot
+    :func:`_row_bits`; ``None`` where reading them one by one is as cheap or they cannot
     be read together (one stationary, all analysed already, mixed dtypes or precisions,
     32-bit tiles)."""
     if len(stationaries) == 1 or all("quick_bits" in s.__dict__ for s in stationaries):
