@@ -52,6 +52,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from mxdsl import extensions
+from mxdsl.numerics.matmul import bf16_to_f32
 
 ENTRY_POINT_GROUP = "mxdsl.interpreters"
 
@@ -262,15 +263,6 @@ _BF16_QUIET_NAN = np.uint16(0x7FC0)
 _BF16_NEGATIVE_NAN = np.uint16(0xFFC0)
 
 
-def _bf16_to_f32(values: np.ndarray) -> np.ndarray:
-    """``values.astype(float32)`` for bfloat16 through the bits: a bf16 word shifted left
-    by 16 is the float32 word of the same value (NaN payloads too; checked against
-    ml_dtypes over all 2^16 words), about 3x faster than ml_dtypes' cast."""
-    words = values.view(np.uint16).astype(np.uint32)
-    words <<= 16
-    return words.view(np.float32)
-
-
 def _f32_to_bf16(values: np.ndarray) -> np.ndarray:
     """``values.astype(bfloat16)`` (ml_dtypes: round to nearest even, overflow to inf, a
     NaN becomes the quiet NaN ``0x7FC0`` of its sign) through the bits, about 2x faster
@@ -319,7 +311,7 @@ def round_to(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
             if source == _F32 and dtype == _BF16:
                 return _f32_to_bf16(values)
             if source == _BF16 and dtype == _F32:
-                return _bf16_to_f32(values)
+                return bf16_to_f32(values)
         with np.errstate(over="ignore", invalid="ignore"):
             return values.astype(dtype)
     if is_float_dtype(source):

@@ -149,10 +149,6 @@ def scale_rows(data_partitions: int) -> np.ndarray:
 _SCALE_ROWS: dict[int, np.ndarray] = {}
 
 
-def _type_of(value: SSAValue) -> Attribute:
-    return value.type
-
-
 def _elem_type(value: SSAValue) -> Attribute:
     t = value.type
     assert isinstance(t, MemRefType)
@@ -620,9 +616,7 @@ class NisaFunctions(IndexFunctions):
         widening) until a write to the buffer."""
         if not self._tracking:
             return pe_operand(tile, _as_f64)
-        root = tile
-        while isinstance(root.base, np.ndarray):
-            root = root.base
+        root = _root(tile)
         if root.base is not None or root is tile:
             return pe_operand(tile, _as_f64)
         buffer = self._buffers.pe.get(id(root))
@@ -728,7 +722,7 @@ class NisaFunctions(IndexFunctions):
 
     @impl(nisa.DmaCopyOp)
     def run_dma_copy(self, interpreter: Interpreter, op: nisa.DmaCopyOp, args: PythonValues):
-        if len(args) == 2:
+        if len(args) == 2:  # no dst_index / src_index: a plain (converting) copy
             dst, src = args
             dst[...] = _dma_convert(src, dst.dtype).reshape(dst.shape)
             return ()
@@ -737,10 +731,7 @@ class NisaFunctions(IndexFunctions):
         dst_index = next(values) if op.dst_index is not None else None
         src = next(values)
         src_index = next(values) if op.src_index is not None else None
-        if dst_index is None and src_index is None:
-            dst[...] = _dma_convert(src, dst.dtype).reshape(dst.shape)
-            return ()
-        dim = op.indirect_dim.value.data
+        dim = op.indirect_dim.value.data  # an index is given: len(args) > 2
         skip = op.oob_mode.data == nisa.OobMode.SKIP
         indexed = src if src_index is not None else dst
         idx = np.asarray(src_index if src_index is not None else dst_index).reshape(-1)
@@ -860,9 +851,8 @@ class NisaFunctions(IndexFunctions):
         queued until the end of the iteration or the next op that may write or read
         PSUM. A PSUM tile is no PE operand, but should a program read one, the analysis
         of its buffer is dropped."""
-        buffers = self._buffers
-        if buffers.pe or buffers.mx_keys:
-            buffers.drop(dst)
+        if self._buffers:
+            self._buffers.drop(dst)
         if self._passes is None:
             _matmul_into(dst, lhs, rhs, accumulate)
             return

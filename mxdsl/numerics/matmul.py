@@ -145,9 +145,16 @@ def to_float64(array: np.ndarray) -> np.ndarray:
     ml_dtypes' cast, and every PE pass widens its operands."""
     if array.dtype != _BF16:
         return array.astype(np.float64)
-    words = array.view(np.uint16).astype(np.uint32)
+    return bf16_to_f32(array).astype(np.float64)
+
+
+def bf16_to_f32(values: np.ndarray) -> np.ndarray:
+    """``values.astype(float32)`` for a bfloat16 array, through the bits: a bf16 word
+    shifted left by 16 is the float32 word of the same value (NaN payloads too; checked
+    against ml_dtypes over all 2^16 words), about 3x faster than ml_dtypes' cast."""
+    words = values.view(np.uint16).astype(np.uint32)
     words <<= 16
-    return words.view(np.float32).astype(np.float64)
+    return words.view(np.float32)
 
 
 def _widen(array: np.ndarray) -> np.ndarray:
@@ -322,14 +329,6 @@ def _unset_runs(flags: bytearray, first: int, last: int) -> list[tuple[int, int]
 ANALYSIS_CHUNK = 2048
 """Columns :class:`BufferOperands` reads at a time (with 128 partitions, 256 Ki
 elements: few numpy calls per element, a bounded read past a tile)."""
-
-
-def _compose(outer: slice, inner: slice | np.ndarray) -> slice | np.ndarray:
-    """``outer`` then ``inner``: the buffer columns of a tile's selected columns."""
-    if isinstance(inner, slice):
-        start = outer.start + inner.start * outer.step
-        return slice(start, start + (inner.stop - inner.start) * outer.step, outer.step)
-    return outer.start + inner * outer.step
 
 
 @dataclass(frozen=True)
