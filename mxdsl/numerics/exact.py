@@ -109,7 +109,7 @@ class ColumnBits:
     @cached_property
     def log(self) -> int:
         """``ceil(log2(count))`` of the largest count: a bound for every column."""
-        return _ceil_log2(int(self.count.max(initial=0)))
+        return ceil_log2(int(self.count.max(initial=0)))
 
     @cached_property
     def widest(self) -> int:
@@ -178,7 +178,7 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     count = np.full(width, k, np.int64)
     if k == 1:
         return ColumnBits(top, low, count)
-    return ColumnBits.known(top, low, count, top - low, _ceil_log2(k))
+    return ColumnBits.known(top, low, count, top - low, ceil_log2(k))
 
 
 _SCRATCH = threading.local()
@@ -233,7 +233,7 @@ def _leading_gap(significand: np.ndarray) -> np.ndarray:
     return np.where(significand == 0, 0, 52 - highest)
 
 
-def _ceil_log2(count: int) -> int:
+def ceil_log2(count: int) -> int:
     """``ceil(log2(count))`` for a positive count (0 for 0 and 1)."""
     return max(count - 1, 0).bit_length()
 
@@ -298,7 +298,7 @@ def may_overflow(rows: ColumnBits, columns: ColumnBits, k: int) -> bool:
     """Whether some finite pass sum may reach the fp32 overflow threshold (``2**128``)."""
     if rows.top.size == 0 or columns.top.size == 0:
         return False
-    return rows.highest + columns.highest + 2 + _ceil_log2(k) >= 128
+    return rows.highest + columns.highest + 2 + ceil_log2(k) >= 128
 
 
 # ----------------------------------------------------------------------------- exact path

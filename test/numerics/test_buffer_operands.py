@@ -13,9 +13,13 @@ from mxdsl.numerics import matmul
 from mxdsl.numerics.matmul import BufferOperands, PePass, pe_operand, pe_passes_into
 
 
-def _buffer(dtype: np.dtype) -> np.ndarray:
+def _buffer(dtype: np.dtype, plain: bool = False) -> np.ndarray:
+    """Random values 2**+-12 apart; unless ``plain`` (every column nonzero and finite, so
+    a tile inside whole chunks takes the fast path) with zero columns and specials."""
     rng = np.random.default_rng(7)
     values = rng.standard_normal((16, 3, 2, 24)) * np.exp2(rng.integers(-12, 12, (16, 3, 2, 24)))
+    if plain:
+        return values.astype(dtype)
     values[:, :, :, 20:] = 0.0  # padding columns at the end of every tile
     values[:, 1, 0, 3] = 0.0  # an all-zero column inside a tile
     values[5, 2, 1, 7] = np.inf
@@ -32,13 +36,18 @@ def _same_selection(a: slice | np.ndarray, b: slice | np.ndarray, width: int) ->
     return np.array_equal(np.arange(width)[a], np.arange(width)[b])
 
 
+@pytest.mark.parametrize("plain", [False, True])
 @pytest.mark.parametrize("chunk", [8, 2048])
 @pytest.mark.parametrize("dtype", [ml_dtypes.bfloat16, np.float32, np.float16])
-def test_a_tile_cut_from_the_whole_buffer_is_its_own_analysis(dtype, chunk, monkeypatch) -> None:
+def test_a_tile_cut_from_the_whole_buffer_is_its_own_analysis(
+    dtype, chunk, plain, monkeypatch
+) -> None:
     """Chunks of 8 columns split the tiles of 24 (and the strided tile) across chunks;
-    every column of the buffer is read once, whatever the tiles."""
+    every column of the buffer is read once, whatever the tiles. A plain buffer's tiles
+    take the path without reductions (their chunks known all nonzero and finite); the
+    others' tiles each hold a zero column or a special value."""
     monkeypatch.setattr(matmul, "ANALYSIS_CHUNK", chunk)
-    buffer = _buffer(np.dtype(dtype))
+    buffer = _buffer(np.dtype(dtype), plain)
     operands = BufferOperands(buffer, lambda a: a.astype(np.float64))
     tiles = [buffer[:, k, j, :] for k in range(3) for j in range(2)]
     tiles.append(buffer.reshape(16, 144)[:, 50:90:2])  # a column step of 2
@@ -56,9 +65,10 @@ def test_a_tile_cut_from_the_whole_buffer_is_its_own_analysis(dtype, chunk, monk
         assert _same_selection(operand.columns, want.columns, width)
         assert _same_selection(operand.zero_columns, want.zero_columns, width)
         assert operand.finite == want.finite
-        for field in ("top", "low", "count"):
+        for field in ("top", "low", "count", "width"):
             got_field, want_field = (getattr(o.quick_bits, field) for o in (operand, want))
             assert np.array_equal(got_field, want_field)
+        assert operand.quick_bits.log == want.quick_bits.log
         assert np.array_equal(_words(operand.widened), _words(want.widened))
         columns = operands.columns_of(tile)
         assert columns is not None
