@@ -327,6 +327,47 @@ _ACTIVATIONS: dict[nisa.ActivationFunction, Callable[[np.ndarray], np.ndarray]] 
 }
 
 
+_ACTIVATION_BLOCK = elementary.CHUNK
+"""Elements of an activation evaluated at once (:func:`_activate_blockwise`): one chunk
+of :mod:`mxdsl.numerics.elementary`, so each call is one pass of its kernel and every
+temporary stays small (in cache, off the page-faulting allocations of whole tiles)."""
+
+
+def _blockwise_target(dst: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """``dst`` viewed as ``x``'s ``[P, F]`` shape for :func:`_activate_blockwise`, or None
+    when that path does not apply: ``dst`` not float32 / float64 (other dtypes take
+    :func:`round_to`'s rounding), not of ``x``'s size, not viewable as ``[P, F]``
+    without a copy, or sharing memory with ``x`` (an in-place or overlapping write would
+    change elements not yet read)."""
+    if dst.dtype != F32 and dst.dtype != np.float64:
+        return None
+    if dst.size != x.size or np.may_share_memory(dst, x):
+        return None
+    if dst.shape == x.shape:
+        return dst
+    view = dst.view()
+    try:
+        view.shape = x.shape
+    except AttributeError:
+        return None
+    return view
+
+
+def _activate_blockwise(
+    function: Callable[[np.ndarray], np.ndarray], x: np.ndarray, out: np.ndarray
+) -> None:
+    """``out[...] = function(x widened to float64)`` rounded to ``out``'s dtype (float32:
+    numpy's round-to-nearest-even cast, :func:`round_to`'s; float64: exact), a block of
+    whole rows of about ``_ACTIVATION_BLOCK`` elements at a time. The activations are
+    elementwise (an element's result depends on that element only), so the blocks give
+    the whole-tile bits; ``out`` must not share memory with ``x``."""
+    rows = max(1, _ACTIVATION_BLOCK // max(1, x.shape[1]))
+    with np.errstate(all="ignore"):
+        for start in range(0, x.shape[0], rows):
+            block = x[start : start + rows].astype(np.float64)
+            out[start : start + rows] = np.asarray(function(block), dtype=np.float64)
+
+
 # ------------------------------------------------------------------ SPMD context
 
 
@@ -992,9 +1033,14 @@ class NisaFunctions(IndexFunctions):
             x = x * _scalar_in_domain(_scalar_operand(next(values), partitions), F32)
         if op.bias is not None:
             x = x + _scalar_in_domain(_scalar_operand(next(values), partitions), F32)
-        with np.errstate(all="ignore"):
-            y = _ACTIVATIONS[op.op.data](np.asarray(x, dtype=F32).astype(np.float64))
-        store(op, dst, np.asarray(y, dtype=np.float64))
+        function = _ACTIVATIONS[op.op.data]
+        out = _blockwise_target(dst, x)
+        if out is None:
+            with np.errstate(all="ignore"):
+                y = function(np.asarray(x, dtype=F32).astype(np.float64))
+            store(op, dst, np.asarray(y, dtype=np.float64))
+            return ()
+        _activate_blockwise(function, x, out)
         return ()
 
     @impl(nisa.TensorCopyPredicatedOp)
