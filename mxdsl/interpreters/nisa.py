@@ -36,6 +36,7 @@ from functools import partial
 from operator import itemgetter
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
@@ -65,6 +66,7 @@ from mxdsl.interpreters import (
     ML_FLOATS,
     OpInterpretationError,
     dense_literal_value,
+    f32_to_bf16_into,
     is_float_dtype,
     numpy_dtype,
     round_to,
@@ -87,6 +89,7 @@ from mxdsl.numerics.quantize import quantize_mx
 from mxdsl.numerics.reduce import fold_trailing
 
 F32 = np.dtype(np.float32)
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 INT_SENTINEL = 4
 """What an uninitialized integer buffer reads as (the NKI simulator's sentinel)."""
 
@@ -165,14 +168,18 @@ def as_2d(array: np.ndarray) -> np.ndarray:
 
 def store(op: Operation, dst: np.ndarray, values: np.ndarray) -> None:
     """Write ``values`` (dst's element count) into dst, rounded once to dst's dtype
-    (:func:`round_to`) when it is another; ``values`` may view dst (numpy copies an
-    overlapping source first)."""
-    if values.dtype != dst.dtype:
-        values = round_to(values, dst.dtype)
+    (:func:`round_to`) when it is another (float32 to bfloat16 straight into dst,
+    :func:`f32_to_bf16_into`); ``values`` may view dst (numpy copies an overlapping
+    source first; the bfloat16 rounding reads all of ``values`` before writing)."""
     if values.size != dst.size:
         raise OpInterpretationError(
             op, f"result has {values.size} elements, dst {tuple(dst.shape)} has {dst.size}"
         )
+    if values.dtype != dst.dtype:
+        if values.dtype == F32 and dst.dtype == _BF16:
+            f32_to_bf16_into(values.reshape(dst.shape), dst)
+            return
+        values = round_to(values, dst.dtype)
     dst[...] = values.reshape(dst.shape)
 
 
