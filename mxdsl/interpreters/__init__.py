@@ -266,20 +266,35 @@ _BF16_NEGATIVE_NAN = np.uint16(0xFFC0)
 def _f32_to_bf16(values: np.ndarray) -> np.ndarray:
     """``values.astype(bfloat16)`` (ml_dtypes: round to nearest even, overflow to inf, a
     NaN becomes the quiet NaN ``0x7FC0`` of its sign) through the bits, about 2x faster
-    than ml_dtypes' cast; checked against it over all 2^32 float32 words. RNE on the
+    than ml_dtypes' cast; checked against it over all 2^32 float32 words: a fresh array
+    filled by :func:`f32_to_bf16_into`."""
+    result = np.empty(values.shape, dtype=np.uint16).view(_BF16)
+    f32_to_bf16_into(values, result)
+    return result
+
+
+def f32_to_bf16_into(values: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = values.astype(bfloat16)`` for float32 ``values`` and a bfloat16
+    ``out`` of the same shape (any strides: a view of a larger buffer is written
+    through), with no bfloat16 array in between: ml_dtypes' rounding (to nearest even,
+    overflow to inf, a NaN becomes the quiet NaN ``0x7FC0`` of its sign). RNE on the
     word: add ``0x7FFF`` plus the kept part's last bit, keep the high half (a carry out
-    of the significand steps the exponent, up to inf)."""
+    of the significand steps the exponent, up to inf). Everything is read from
+    ``values`` before ``out`` is written, so the two may overlap."""
     words = values.view(np.uint32)
     rounded = np.asarray(words >> 16)  # a 0-d array stays an array
     rounded &= 1
     rounded += 0x7FFF
     rounded += words
     rounded >>= 16
-    result = rounded.astype(np.uint16)
     nan = np.isnan(values)
+    quiet = None
     if nan.any():
-        result[nan] = np.where(np.signbit(values[nan]), _BF16_NEGATIVE_NAN, _BF16_QUIET_NAN)
-    return result.view(_BF16)
+        quiet = np.where(np.signbit(values[nan]), _BF16_NEGATIVE_NAN, _BF16_QUIET_NAN)
+    bits = out.view(np.uint16)
+    np.copyto(bits, rounded, casting="unsafe")  # the high halves: below 2**16
+    if quiet is not None:
+        bits[nan] = quiet
 
 
 def round_to(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:

@@ -35,6 +35,24 @@ from xdsl.utils.comparisons import to_signed, to_unsigned
 
 from mxdsl.interpreters import OpInterpretationError
 
+DIRECT_IMPLS: dict[Callable[..., Any], Callable[..., Any]] = {}
+"""The undecorated function of every implementation declared with :func:`direct_impl`,
+keyed by what xDSL registers for it (``impl``'s wrapper, which returns the function's
+values in an ``OpImplResult``): ``mxdsl.interpreters.nisa``'s loop runner calls the
+function itself when the interpreter's registered implementation is such a wrapper."""
+
+
+def direct_impl(op_type: type[Operation]) -> Callable[[Callable[..., Any]], Any]:
+    """xDSL's ``@impl(op_type)``, its function recorded in :data:`DIRECT_IMPLS`."""
+
+    def annot(func: Callable[..., Any]) -> Any:
+        wrapper = impl(op_type)(func)
+        DIRECT_IMPLS[wrapper] = func
+        return wrapper
+
+    return annot
+
+
 _INT_ATTRS: dict[tuple[int, Attribute, int], Any] = {}
 _INT_ATTRS_MAX = 1 << 16
 _BOOLS = (IntegerAttr.from_bool(False), IntegerAttr.from_bool(True))
@@ -128,7 +146,7 @@ class IndexFunctions(InterpreterFunctions):
     """``arith`` integer ops on scalars (index and signless integers) as upstream xDSL
     runs them, results shared through :func:`int_attr`."""
 
-    @impl(arith.ConstantOp)
+    @direct_impl(arith.ConstantOp)
     def run_constant(self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues):
         value = op.value
         interpreter.interpreter_assert(
@@ -139,37 +157,37 @@ class IndexFunctions(InterpreterFunctions):
             return (int_attr(value.value.data, value.type, interpreter.index_bitwidth),)
         return (value,)
 
-    @impl(arith.AddiOp)
+    @direct_impl(arith.AddiOp)
     def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
         lhs, rhs = _operands(args)
         return (int_attr(lhs + rhs, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.SubiOp)
+    @direct_impl(arith.SubiOp)
     def run_subi(self, interpreter: Interpreter, op: arith.SubiOp, args: PythonValues):
         lhs, rhs = _operands(args)
         return (int_attr(lhs - rhs, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.MuliOp)
+    @direct_impl(arith.MuliOp)
     def run_muli(self, interpreter: Interpreter, op: arith.MuliOp, args: PythonValues):
         lhs, rhs = _operands(args)
         return (int_attr(lhs * rhs, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.AndIOp)
+    @direct_impl(arith.AndIOp)
     def run_andi(self, interpreter: Interpreter, op: arith.AndIOp, args: PythonValues):
         lhs, rhs = _operands(args)
         return (int_attr(lhs & rhs, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.OrIOp)
+    @direct_impl(arith.OrIOp)
     def run_ori(self, interpreter: Interpreter, op: arith.OrIOp, args: PythonValues):
         lhs, rhs = _operands(args)
         return (int_attr(lhs | rhs, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.XOrIOp)
+    @direct_impl(arith.XOrIOp)
     def run_xori(self, interpreter: Interpreter, op: arith.XOrIOp, args: PythonValues):
         lhs, rhs = _operands(args)
         return (int_attr(lhs ^ rhs, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.ShLIOp)
+    @direct_impl(arith.ShLIOp)
     def run_shli(self, interpreter: Interpreter, op: arith.ShLIOp, args: PythonValues):
         lhs = to_signed(args[0].value.data, _bitwidth(interpreter, _result_type(op)))
         shift = args[1].value.data
@@ -177,7 +195,7 @@ class IndexFunctions(InterpreterFunctions):
             raise OpInterpretationError(op, f"arith.shli by a negative amount ({shift})")
         return (int_attr(lhs << shift, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.ShRSIOp)
+    @direct_impl(arith.ShRSIOp)
     def run_shrsi(self, interpreter: Interpreter, op: arith.ShRSIOp, args: PythonValues):
         lhs = to_signed(args[0].value.data, _bitwidth(interpreter, _result_type(op)))
         shift = args[1].value.data
@@ -185,26 +203,26 @@ class IndexFunctions(InterpreterFunctions):
             raise OpInterpretationError(op, f"arith.shrsi by a negative amount ({shift})")
         return (int_attr(lhs >> shift, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.DivSIOp)
+    @direct_impl(arith.DivSIOp)
     def run_divsi(self, interpreter: Interpreter, op: arith.DivSIOp, args: PythonValues):
         lhs, rhs = _signed_operands(interpreter, op, args)
         quotient = _truncated_quotient(op, lhs, rhs)
         return (int_attr(quotient, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.RemSIOp)
+    @direct_impl(arith.RemSIOp)
     def run_remsi(self, interpreter: Interpreter, op: arith.RemSIOp, args: PythonValues):
         lhs, rhs = _signed_operands(interpreter, op, args)
         remainder = lhs - _truncated_quotient(op, lhs, rhs) * rhs
         return (int_attr(remainder, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.FloorDivSIOp)
+    @direct_impl(arith.FloorDivSIOp)
     def run_floordivsi(self, interpreter: Interpreter, op: arith.FloorDivSIOp, args: PythonValues):
         lhs, rhs = _signed_operands(interpreter, op, args)
         if rhs == 0:
             raise OpInterpretationError(op, f"{op.name}: division by zero")
         return (int_attr(lhs // rhs, _result_type(op), interpreter.index_bitwidth),)
 
-    @impl(arith.CmpiOp)
+    @direct_impl(arith.CmpiOp)
     def run_cmpi(self, interpreter: Interpreter, op: arith.CmpiOp, args: PythonValues):
         predicate = op.predicate.value.data
         compare = _PREDICATES.get(predicate)

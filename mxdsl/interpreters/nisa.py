@@ -36,6 +36,7 @@ from functools import partial
 from operator import itemgetter
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
@@ -50,10 +51,11 @@ from xdsl.interpreter import (
     Interpreter,
     PythonValues,
     ReturnedValues,
-    impl,
+    TerminatorValue,
     register_impls,
 )
 from xdsl.interpreters.builtin import scalar_attr
+from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import InterpretationError
@@ -64,11 +66,12 @@ from mxdsl.interpreters import (
     ML_FLOATS,
     OpInterpretationError,
     dense_literal_value,
+    f32_to_bf16_into,
     is_float_dtype,
     numpy_dtype,
     round_to,
 )
-from mxdsl.interpreters.index import IndexFunctions, int_attr
+from mxdsl.interpreters.index import DIRECT_IMPLS, IndexFunctions, direct_impl, int_attr
 from mxdsl.numerics import elementary
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
@@ -86,6 +89,7 @@ from mxdsl.numerics.quantize import quantize_mx
 from mxdsl.numerics.reduce import fold_trailing
 
 F32 = np.dtype(np.float32)
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 INT_SENTINEL = 4
 """What an uninitialized integer buffer reads as (the NKI simulator's sentinel)."""
 
@@ -164,14 +168,18 @@ def as_2d(array: np.ndarray) -> np.ndarray:
 
 def store(op: Operation, dst: np.ndarray, values: np.ndarray) -> None:
     """Write ``values`` (dst's element count) into dst, rounded once to dst's dtype
-    (:func:`round_to`) when it is another; ``values`` may view dst (numpy copies an
-    overlapping source first)."""
-    if values.dtype != dst.dtype:
-        values = round_to(values, dst.dtype)
+    (:func:`round_to`) when it is another (float32 to bfloat16 straight into dst,
+    :func:`f32_to_bf16_into`); ``values`` may view dst (numpy copies an overlapping
+    source first; the bfloat16 rounding reads all of ``values`` before writing)."""
     if values.size != dst.size:
         raise OpInterpretationError(
             op, f"result has {values.size} elements, dst {tuple(dst.shape)} has {dst.size}"
         )
+    if values.dtype != dst.dtype:
+        if values.dtype == F32 and dst.dtype == _BF16:
+            f32_to_bf16_into(values.reshape(dst.shape), dst)
+            return
+        values = round_to(values, dst.dtype)
     dst[...] = values.reshape(dst.shape)
 
 
@@ -325,6 +333,47 @@ _ACTIVATIONS: dict[nisa.ActivationFunction, Callable[[np.ndarray], np.ndarray]] 
     nisa.ActivationFunction.ABS: np.abs,
     nisa.ActivationFunction.SIGN: np.sign,
 }
+
+
+_ACTIVATION_BLOCK = elementary.CHUNK
+"""Elements of an activation evaluated at once (:func:`_activate_blockwise`): one chunk
+of :mod:`mxdsl.numerics.elementary`, so each call is one pass of its kernel and every
+temporary stays small (in cache, off the page-faulting allocations of whole tiles)."""
+
+
+def _blockwise_target(dst: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+    """``dst`` viewed as ``x``'s ``[P, F]`` shape for :func:`_activate_blockwise`, or None
+    when that path does not apply: ``dst`` not float32 / float64 (other dtypes take
+    :func:`round_to`'s rounding), not of ``x``'s size, not viewable as ``[P, F]``
+    without a copy, or sharing memory with ``x`` (an in-place or overlapping write would
+    change elements not yet read)."""
+    if dst.dtype != F32 and dst.dtype != np.float64:
+        return None
+    if dst.size != x.size or np.may_share_memory(dst, x):
+        return None
+    if dst.shape == x.shape:
+        return dst
+    view = dst.view()
+    try:
+        view.shape = x.shape
+    except AttributeError:
+        return None
+    return view
+
+
+def _activate_blockwise(
+    function: Callable[[np.ndarray], np.ndarray], x: np.ndarray, out: np.ndarray
+) -> None:
+    """``out[...] = function(x widened to float64)`` rounded to ``out``'s dtype (float32:
+    numpy's round-to-nearest-even cast, :func:`round_to`'s; float64: exact), a block of
+    whole rows of about ``_ACTIVATION_BLOCK`` elements at a time. The activations are
+    elementwise (an element's result depends on that element only), so the blocks give
+    the whole-tile bits; ``out`` must not share memory with ``x``."""
+    rows = max(1, _ACTIVATION_BLOCK // max(1, x.shape[1]))
+    with np.errstate(all="ignore"):
+        for start in range(0, x.shape[0], rows):
+            block = x[start : start + rows].astype(np.float64)
+            out[start : start + rows] = np.asarray(function(block), dtype=np.float64)
 
 
 # ------------------------------------------------------------------ SPMD context
@@ -508,7 +557,7 @@ class NisaFunctions(IndexFunctions):
 
     # ------------------------------------------------------ scf / arith (index)
 
-    @impl(scf.ForOp)
+    @direct_impl(scf.ForOp)
     def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues):
         lb, ub, step, *packed = args
         loop_args = tuple(packed)
@@ -565,31 +614,33 @@ class NisaFunctions(IndexFunctions):
             self._operands, self._passes = outer
         return loop_args
 
-    def _before_write(self, op: Operation, inputs: tuple[Any, ...]) -> bool:
-        """Before an op outside ``_READ_ONLY_OPS`` in a planned loop body: the queued
-        passes run, the operand memo is dropped and nothing is queued while the op runs
-        (a matmul in a region it runs executes at once); and the whole-buffer analyses
-        of what it may write are dropped: for a nisa op without regions those of its
-        array operands, otherwise all. The ops an op with regions runs (other than a
-        planned ``scf.for``'s) are not tracked. ``sendrecv`` and ``core_barrier`` let
-        the other cores run, but they share only HBM with this core (each core's SBUF
-        and PSUM are its own allocations, a message is a copy: :mod:`spmd`) and the
-        analyses are of matmul operands, which are SBUF tiles: of this core's buffers
-        only the ``sendrecv`` destination (and the barrier's tensor) can change, as for
-        any other op. Returns whether the loop was queueing (for ``_after_write``)."""
+    def _before_write(self, effect: int, inputs: tuple[Any, ...]) -> bool:
+        """Before an op outside ``_READ_ONLY_OPS`` in a planned loop body (``effect``: its
+        ``_LoopPlan`` step's, :func:`_write_effect`): the queued passes run, the operand
+        memo is dropped and nothing is queued while the op runs (a matmul in a region it
+        runs executes at once); and the whole-buffer analyses of what it may write are
+        dropped: for a nisa op without regions those of its array operands, otherwise
+        all. The ops an op with regions runs (other than a planned ``scf.for``'s) are not
+        tracked. ``sendrecv`` and ``core_barrier`` let the other cores run, but they
+        share only HBM with this core (each core's SBUF and PSUM are its own
+        allocations, a message is a copy: :mod:`spmd`) and the analyses are of matmul
+        operands, which are SBUF tiles: of this core's buffers only the ``sendrecv``
+        destination (and the barrier's tensor) can change, as for any other op. Returns
+        whether the loop was queueing (for ``_after_write``)."""
         queueing = self._passes is not None
         if queueing:
             self._run_passes()
             self._operands, self._passes = None, None
+        if effect == _RUNS_PLANNED_LOOP:
+            return queueing
         buffers = self._buffers
-        if op.regions:
-            if not (isinstance(op, scf.ForOp) and self._plan(op) is not None):
-                buffers.clear()
-                self._tracking = False
+        if effect == _RUNS_REGIONS:
+            buffers.clear()
+            self._tracking = False
             return queueing
         if not buffers:
             return queueing
-        if op.name.startswith("nisa."):
+        if effect == _WRITES_OPERANDS:
             for value in inputs:
                 if isinstance(value, np.ndarray):
                     buffers.drop(value)
@@ -643,7 +694,7 @@ class NisaFunctions(IndexFunctions):
 
     # ---------------------------------------------------------------- memref
 
-    @impl(memref.AllocOp)
+    @direct_impl(memref.AllocOp)
     def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues):
         t = op.memref.type
         assert isinstance(t, MemRefType)
@@ -652,7 +703,7 @@ class NisaFunctions(IndexFunctions):
             raise OpInterpretationError(op, "memref.alloc with dynamic sizes is not modelled")
         return (uninitialized(shape, t.get_element_type()),)
 
-    @impl(memref.GetGlobalOp)
+    @direct_impl(memref.GetGlobalOp)
     def run_get_global(self, interpreter: Interpreter, op: memref.GetGlobalOp, args: PythonValues):
         """A fresh array holding a constant ``memref.global``'s dense literal (HBM)."""
         glob = SymbolTable.lookup_symbol(op, op.name_)
@@ -668,11 +719,11 @@ class NisaFunctions(IndexFunctions):
             np.array(value.view(dtype) if value.dtype != dtype else value).reshape(t.get_shape()),
         )
 
-    @impl(memref.DeallocOp)
+    @direct_impl(memref.DeallocOp)
     def run_dealloc(self, interpreter: Interpreter, op: memref.DeallocOp, args: PythonValues):
         return ()
 
-    @impl(memref.SubviewOp)
+    @direct_impl(memref.SubviewOp)
     def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues):
         source = args[0]
         try:  # the dynamic offsets: index values (IntegerAttr)
@@ -698,7 +749,7 @@ class NisaFunctions(IndexFunctions):
         self._view_indices[key] = index
         return (source[index],)
 
-    @impl(memref.ExpandShapeOp)
+    @direct_impl(memref.ExpandShapeOp)
     def run_expand_shape(
         self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
     ):
@@ -706,7 +757,7 @@ class NisaFunctions(IndexFunctions):
         assert isinstance(t, MemRefType)
         return (_reshape_view(op, args[0], tuple(t.get_shape())),)
 
-    @impl(memref.CollapseShapeOp)
+    @direct_impl(memref.CollapseShapeOp)
     def run_collapse_shape(
         self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
     ):
@@ -714,13 +765,13 @@ class NisaFunctions(IndexFunctions):
         assert isinstance(t, MemRefType)
         return (_reshape_view(op, args[0], tuple(t.get_shape())),)
 
-    @impl(memref.CastOp)
+    @direct_impl(memref.CastOp)
     def run_cast(self, interpreter: Interpreter, op: memref.CastOp, args: PythonValues):
         return (args[0],)
 
     # --------------------------------------------------------- data movement
 
-    @impl(nisa.DmaCopyOp)
+    @direct_impl(nisa.DmaCopyOp)
     def run_dma_copy(self, interpreter: Interpreter, op: nisa.DmaCopyOp, args: PythonValues):
         if len(args) == 2:  # no dst_index / src_index: a plain (converting) copy
             dst, src = args
@@ -765,7 +816,7 @@ class NisaFunctions(IndexFunctions):
         dst[(*lead, idx[rows])] = converted[(*lead, rows)]
         return ()
 
-    @impl(nisa.DmaComputeOp)
+    @direct_impl(nisa.DmaComputeOp)
     def run_dma_compute(self, interpreter: Interpreter, op: nisa.DmaComputeOp, args: PythonValues):
         dst, *srcs = args
         total = to_f32(srcs[0]).reshape(-1).copy()
@@ -774,14 +825,14 @@ class NisaFunctions(IndexFunctions):
         store(op, dst, total)
         return ()
 
-    @impl(nisa.MemsetOp)
+    @direct_impl(nisa.MemsetOp)
     def run_memset(self, interpreter: Interpreter, op: nisa.MemsetOp, args: PythonValues):
         (dst,) = args
         value = np.array([op.value.value.data], dtype=np.float64)
         dst[...] = round_to(value, dst.dtype)[0]
         return ()
 
-    @impl(nisa.IotaOp)
+    @direct_impl(nisa.IotaOp)
     def run_iota(self, interpreter: Interpreter, op: nisa.IotaOp, args: PythonValues):
         (dst,) = args
         pairs = op.pattern.get_pairs()
@@ -795,7 +846,7 @@ class NisaFunctions(IndexFunctions):
         store(op, dst, result)
         return ()
 
-    @impl(nisa.TensorCopyOp)
+    @direct_impl(nisa.TensorCopyOp)
     def run_tensor_copy(self, interpreter: Interpreter, op: nisa.TensorCopyOp, args: PythonValues):
         dst, src = args
         store(op, dst, src)
@@ -803,7 +854,7 @@ class NisaFunctions(IndexFunctions):
 
     # ------------------------------------------------------------ matmul / MX
 
-    @impl(nisa.NcMatmulOp)
+    @direct_impl(nisa.NcMatmulOp)
     def run_nc_matmul(self, interpreter: Interpreter, op: nisa.NcMatmulOp, args: PythonValues):
         dst, stationary, moving = args
         # [K, M]^T x [K, N], one PE pass (mxdsl.numerics.matmul), each operand widened to
@@ -828,7 +879,7 @@ class NisaFunctions(IndexFunctions):
         memo[role] = ((tile,), operand)
         return operand
 
-    @impl(nisa.NcMatmulMxOp)
+    @direct_impl(nisa.NcMatmulMxOp)
     def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
         dst, stationary, stationary_scale, moving, moving_scale = args
         # [M, 4P] x [4P, N]: k = 4p + q, the same K order as the HLO ScaledMatmul on
@@ -899,7 +950,7 @@ class NisaFunctions(IndexFunctions):
         memo[role] = (sources, operand)
         return operand
 
-    @impl(nisa.QuantizeMxOp)
+    @direct_impl(nisa.QuantizeMxOp)
     def run_quantize_mx(self, interpreter: Interpreter, op: nisa.QuantizeMxOp, args: PythonValues):
         dst, dst_scale, src = args
         fmt = x4_format(_elem_type(op.dst))
@@ -912,7 +963,7 @@ class NisaFunctions(IndexFunctions):
         dst_scale[rows] = scale.view(dst_scale.dtype)
         return ()
 
-    @impl(nisa.NcTransposeOp)
+    @direct_impl(nisa.NcTransposeOp)
     def run_nc_transpose(
         self, interpreter: Interpreter, op: nisa.NcTransposeOp, args: PythonValues
     ):
@@ -922,7 +973,7 @@ class NisaFunctions(IndexFunctions):
 
     # ------------------------------------------------------------ elementwise
 
-    @impl(nisa.TensorTensorOp)
+    @direct_impl(nisa.TensorTensorOp)
     def run_tensor_tensor(
         self, interpreter: Interpreter, op: nisa.TensorTensorOp, args: PythonValues
     ):
@@ -934,7 +985,7 @@ class NisaFunctions(IndexFunctions):
         store(op, dst, np.asarray(alu(alu_op, a, b)))
         return ()
 
-    @impl(nisa.TensorScalarOp)
+    @direct_impl(nisa.TensorScalarOp)
     def run_tensor_scalar(
         self, interpreter: Interpreter, op: nisa.TensorScalarOp, args: PythonValues
     ):
@@ -954,7 +1005,7 @@ class NisaFunctions(IndexFunctions):
         store(op, dst, np.asarray(x))
         return ()
 
-    @impl(nisa.ScalarTensorTensorOp)
+    @direct_impl(nisa.ScalarTensorTensorOp)
     def run_scalar_tensor_tensor(
         self, interpreter: Interpreter, op: nisa.ScalarTensorTensorOp, args: PythonValues
     ):
@@ -967,7 +1018,7 @@ class NisaFunctions(IndexFunctions):
         store(op, dst, np.asarray(x))
         return ()
 
-    @impl(nisa.TensorReduceOp)
+    @direct_impl(nisa.TensorReduceOp)
     def run_tensor_reduce(
         self, interpreter: Interpreter, op: nisa.TensorReduceOp, args: PythonValues
     ):
@@ -982,7 +1033,7 @@ class NisaFunctions(IndexFunctions):
         store(op, dst, result)
         return ()
 
-    @impl(nisa.ActivationOp)
+    @direct_impl(nisa.ActivationOp)
     def run_activation(self, interpreter: Interpreter, op: nisa.ActivationOp, args: PythonValues):
         values = iter(args)
         dst, data = next(values), next(values)
@@ -992,12 +1043,17 @@ class NisaFunctions(IndexFunctions):
             x = x * _scalar_in_domain(_scalar_operand(next(values), partitions), F32)
         if op.bias is not None:
             x = x + _scalar_in_domain(_scalar_operand(next(values), partitions), F32)
-        with np.errstate(all="ignore"):
-            y = _ACTIVATIONS[op.op.data](np.asarray(x, dtype=F32).astype(np.float64))
-        store(op, dst, np.asarray(y, dtype=np.float64))
+        function = _ACTIVATIONS[op.op.data]
+        out = _blockwise_target(dst, x)
+        if out is None:
+            with np.errstate(all="ignore"):
+                y = function(np.asarray(x, dtype=F32).astype(np.float64))
+            store(op, dst, np.asarray(y, dtype=np.float64))
+            return ()
+        _activate_blockwise(function, x, out)
         return ()
 
-    @impl(nisa.TensorCopyPredicatedOp)
+    @direct_impl(nisa.TensorCopyPredicatedOp)
     def run_tensor_copy_predicated(
         self, interpreter: Interpreter, op: nisa.TensorCopyPredicatedOp, args: PythonValues
     ):
@@ -1017,25 +1073,25 @@ class NisaFunctions(IndexFunctions):
 
     # ------------------------------------------------------------------ SPMD
 
-    @impl(nisa.ProgramIdOp)
+    @direct_impl(nisa.ProgramIdOp)
     def run_program_id(self, interpreter: Interpreter, op: nisa.ProgramIdOp, args: PythonValues):
         rank = core_context(interpreter).rank if op.axis.value.data == 0 else 0
         return (scalar_attr(rank, IndexType(), interpreter.index_bitwidth),)
 
-    @impl(nisa.NumProgramsOp)
+    @direct_impl(nisa.NumProgramsOp)
     def run_num_programs(
         self, interpreter: Interpreter, op: nisa.NumProgramsOp, args: PythonValues
     ):
         n = core_context(interpreter).num_programs if op.axis.value.data == 0 else 1
         return (scalar_attr(n, IndexType(), interpreter.index_bitwidth),)
 
-    @impl(nisa.SendRecvOp)
+    @direct_impl(nisa.SendRecvOp)
     def run_sendrecv(self, interpreter: Interpreter, op: nisa.SendRecvOp, args: PythonValues):
         dst, src, send_to, recv_from = args
         core_context(interpreter).sendrecv(op, dst, src, as_int(send_to), as_int(recv_from))
         return ()
 
-    @impl(nisa.CoreBarrierOp)
+    @direct_impl(nisa.CoreBarrierOp)
     def run_core_barrier(
         self, interpreter: Interpreter, op: nisa.CoreBarrierOp, args: PythonValues
     ):
@@ -1043,7 +1099,7 @@ class NisaFunctions(IndexFunctions):
         core_context(interpreter).barrier(op, data, op.get_cores())
         return ()
 
-    @impl(nisa.ViewCastOp)
+    @direct_impl(nisa.ViewCastOp)
     def run_view_cast(self, interpreter: Interpreter, op: nisa.ViewCastOp, args: PythonValues):
         (src,) = args
         dtype = buffer_dtype(op.result.type)
@@ -1054,7 +1110,7 @@ class NisaFunctions(IndexFunctions):
         # little-endian words: lane q of word j is byte q, element 4 j + q of the row
         return (src.view(dtype),)
 
-    @impl(nisa.RegisterLoadOp)
+    @direct_impl(nisa.RegisterLoadOp)
     def run_register_load(
         self, interpreter: Interpreter, op: nisa.RegisterLoadOp, args: PythonValues
     ):
@@ -1072,8 +1128,9 @@ class _LoopPlan:
     """An ``scf.for`` body (one block) worked out once, its values numbered: the block
     arguments first, then the results of each op and the values read from enclosing
     scopes (``outer``: value and slot, fixed for the whole loop). Each step is an
-    op with the slots of its operands and results, and the results that ops nested in
-    this body's regions read through the interpreter's scope (``scoped``)."""
+    op with the slots of its operands and results, the results that ops nested in this
+    body's regions read through the interpreter's scope (``scoped``), and what running
+    it may write (:func:`_write_effect`)."""
 
     __slots__ = ("has_matmul", "n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
 
@@ -1104,7 +1161,7 @@ class _LoopPlan:
                 _frame_reader(tuple(slots[v] for v in body_op.operands)),
                 tuple(slots[v] for v in body_op.results),
                 scoped(body_op.results),
-                not isinstance(body_op, _READ_ONLY_OPS),
+                _write_effect(body_op),
             )
             for body_op in block.ops
         )
@@ -1150,6 +1207,27 @@ and their operands are SBUF tiles). A run of only these leaves its matmul operan
 unchanged, so one analysis of an operand (``PeOperand``) serves every pass that reads
 the same view, and, as none of them reads PSUM, the run's matmuls can run together at
 its end (``NisaFunctions.run_for``)."""
+
+# What running a loop body's op may write (``NisaFunctions._before_write``)
+_READS_ONLY = 0  # an op of _READ_ONLY_OPS
+_WRITES_OPERANDS = 1  # a nisa op without regions: at most its array operands
+_RUNS_PLANNED_LOOP = 2  # an scf.for with one block: its body's ops are tracked
+_RUNS_REGIONS = 3  # another op with regions: anything, untracked
+_WRITES_ANY = 4  # any other op
+
+
+def _write_effect(op: Operation) -> int:
+    """What running ``op`` in a planned loop body may write, one of the codes above
+    (a property of the op alone: worked out once per loop plan)."""
+    if isinstance(op, _READ_ONLY_OPS):
+        return _READS_ONLY
+    if op.regions:
+        if isinstance(op, scf.ForOp) and len(op.body.blocks) == 1:  # _loop_plan's test
+            return _RUNS_PLANNED_LOOP
+        return _RUNS_REGIONS
+    if op.name.startswith("nisa."):
+        return _WRITES_OPERANDS
+    return _WRITES_ANY
 
 
 def _root(array: np.ndarray) -> np.ndarray:
@@ -1260,8 +1338,11 @@ def _run_loop_body(
     run it (each op's listeners, its registered implementation, errors reported against
     the op as ``Interpreter._run_op`` does), but with operands read from the plan's
     numbered frame instead of the scope chain, and a scope for the body only when an op
-    in it has regions (which read values through the scope). ``functions`` is told of each
-    op outside ``_READ_ONLY_OPS`` before and after it runs (``_before_write``)."""
+    in it has regions (which read values through the scope). An implementation declared
+    with :func:`direct_impl` is called without xDSL's wrapper (its values are the
+    wrapper's ``OpImplResult.values``), and upstream's ``scf.yield`` (which returns its
+    operands) is not called: its operands are the body's results. ``functions`` is told
+    of each op outside ``_READ_ONLY_OPS`` before and after it runs (``_before_write``)."""
     frame[: plan.n_args] = args
     parent = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
     local: dict[SSAValue, Any] = {}
@@ -1270,28 +1351,42 @@ def _run_loop_body(
         interpreter._ctx = ScopedDict(parent, name="for_loop", local_scope=local)  # pyright: ignore[reportPrivateUsage]
     listeners = interpreter.listeners
     implementations = interpreter._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
+    direct = DIRECT_IMPLS
+    tracked = functions is not None
     results: Any = ()
     queueing = False
     try:
-        for body_op, read, result_slots, scoped, writes in plan.steps:
+        for body_op, read, result_slots, scoped, effect in plan.steps:
             inputs = read(frame)
-            if writes and functions is not None:
-                queueing = functions._before_write(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
+            if effect and tracked:
+                queueing = functions._before_write(effect, inputs)  # pyright: ignore[reportOptionalMemberAccess, reportPrivateUsage]
             entry = implementations.get(type(body_op))
+            values: PythonValues
+            terminator: TerminatorValue | None = None
             if entry is None:  # Interpreter._run_op reports the missing implementation
                 result = interpreter._run_op(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
+                values, terminator = result.values, result.terminator_value
             else:
                 for listener in listeners:
                     listener.will_interpret_op(body_op, inputs)
-                try:
-                    result = entry[1](entry[0], interpreter, body_op, inputs)
-                except Exception as error:
-                    body_op.emit_error("Error while interpreting op", error)
+                function = direct.get(entry[1])
+                if function is not None:
+                    try:
+                        values = function(entry[0], interpreter, body_op, inputs)
+                    except Exception as error:
+                        body_op.emit_error("Error while interpreting op", error)
+                elif entry[1] is _UPSTREAM_YIELD:  # what it returns, without the call
+                    values, terminator = (), ReturnedValues(inputs)
+                else:
+                    try:
+                        result = entry[1](entry[0], interpreter, body_op, inputs)
+                    except Exception as error:
+                        body_op.emit_error("Error while interpreting op", error)
+                    values, terminator = result.values, result.terminator_value
                 for listener in listeners:
-                    listener.did_interpret_op(body_op, result.values)
-            if writes and functions is not None:
-                functions._after_write(queueing)  # pyright: ignore[reportPrivateUsage]
-            values = result.values
+                    listener.did_interpret_op(body_op, values)
+            if effect and tracked:
+                functions._after_write(queueing)  # pyright: ignore[reportOptionalMemberAccess, reportPrivateUsage]
             if len(result_slots) != len(values):  # as run_ssacfg_region asserts
                 interpreter.interpreter_assert(
                     False,
@@ -1300,12 +1395,11 @@ def _run_loop_body(
                 )
             if len(result_slots) == 1:
                 frame[result_slots[0]] = values[0]
-            else:
+            elif result_slots:
                 for slot, value in zip(result_slots, values, strict=True):
                     frame[slot] = value
             for value, slot in scoped:
                 local[value] = frame[slot]
-            terminator = result.terminator_value
             if terminator is not None:
                 if not isinstance(terminator, ReturnedValues):
                     raise InterpretationError("scf.for body branches to a successor")
@@ -1314,6 +1408,10 @@ def _run_loop_body(
     finally:
         interpreter._ctx = parent  # pyright: ignore[reportPrivateUsage]
     return results
+
+
+_UPSTREAM_YIELD = ScfFunctions.run_br  # pyright: ignore[reportUnknownMemberType]
+"""xDSL's ``scf.yield`` implementation (``ReturnedValues`` of its operands)."""
 
 
 _VIEWS_MAX = 1 << 16

@@ -86,7 +86,9 @@ def _f64(x: object) -> np.ndarray:
     return np.asarray(x, dtype=F64)
 
 
-_CHUNK = 8192  # elements per pass: the temporaries stay in cache and off mmap
+CHUNK = 8192
+"""Elements per pass of :func:`_elementwise`: the temporaries stay in cache and off mmap
+(callers evaluating a large array piecewise use blocks of this size too)."""
 
 
 def _elementwise(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -104,11 +106,11 @@ def _elementwise(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
         flat = [np.ascontiguousarray(a).reshape(-1) for a in arrays]
         n = flat[0].size
         with np.errstate(all="ignore"):
-            if n <= _CHUNK:
+            if n <= CHUNK:
                 return fn(*flat).reshape(shape)
             out = np.empty(n, F64)
-            for start in range(0, n, _CHUNK):
-                out[start : start + _CHUNK] = fn(*(a[start : start + _CHUNK] for a in flat))
+            for start in range(0, n, CHUNK):
+                out[start : start + CHUNK] = fn(*(a[start : start + CHUNK] for a in flat))
         return out.reshape(shape)
 
     return run

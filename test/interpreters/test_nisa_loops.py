@@ -8,7 +8,17 @@ import ml_dtypes
 import numpy as np
 import pytest
 from exact_reference import exact_pass
-from xdsl.interpreter import Interpreter
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    impl,
+    impl_terminator,
+    register_impls,
+)
 from xdsl.ir import Operation
 
 from mxdsl.interpreters import OpInterpretationError, make_interpreter
@@ -93,6 +103,52 @@ def test_listeners_see_every_op_of_every_iteration() -> None:
         else:
             assert stack.pop() == name
     assert not stack
+
+
+@register_impls
+class _OffsetAddi(InterpreterFunctions):
+    """An ``arith.addi`` that adds 100 more, and an ``scf.yield`` counting its calls:
+    plain xDSL implementations overriding mxdsl's (``extra=``)."""
+
+    yields = 0
+
+    @impl(arith.AddiOp)
+    def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
+        return (IntegerAttr(args[0].value.data + args[1].value.data + 100, IndexType()),)
+
+    @impl_terminator(scf.YieldOp)
+    def run_yield(self, interpreter: Interpreter, op: scf.YieldOp, args: PythonValues):
+        _OffsetAddi.yields += 1
+        return ReturnedValues(args), ()
+
+
+_SUM = """
+func.func @main() -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %c0) -> (index) {
+    %next = arith.addi %acc, %i : index
+    scf.yield %next : index
+  }
+  func.return %r : index
+}
+"""
+
+
+def test_loop_bodies_run_the_registered_implementations() -> None:
+    """The loop runner calls mxdsl's own implementations without xDSL's wrapper and
+    skips upstream's scf.yield, but an implementation registered over them (a plain
+    ``@impl`` / ``@impl_terminator``) is the one that runs."""
+    ctx = _context()
+    module, _ = parse_located(ctx, _SUM, "sum.mlir")
+    module.verify()
+    (plain,) = make_interpreter(module, ctx).call_op("main", ())
+    assert plain.value.data == 0 + 1 + 2
+    _OffsetAddi.yields = 0
+    (offset,) = make_interpreter(module, ctx, extra=[_OffsetAddi]).call_op("main", ())
+    assert offset.value.data == 0 + 1 + 2 + 3 * 100
+    assert _OffsetAddi.yields == 3
 
 
 def test_an_error_in_a_loop_body_names_the_failing_op() -> None:

@@ -8,7 +8,7 @@ import warnings
 import ml_dtypes
 import numpy as np
 
-from mxdsl.interpreters import round_to
+from mxdsl.interpreters import f32_to_bf16_into, round_to
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F32 = np.dtype(np.float32)
@@ -57,3 +57,20 @@ def test_f32_bf16_strided_and_scalar_arrays():
     assert nan.shape == ()
     assert int(nan.view(np.uint16)) == 0xFFC0
     assert float(round_to(np.array(1.00390625, dtype=np.float32), BF16)) == 1.0  # tie: even
+
+
+def test_f32_to_bf16_into_a_strided_view_and_over_its_own_source():
+    """``f32_to_bf16_into`` writes ml_dtypes' rounding through a strided view (the rest
+    of the buffer untouched), and reads all of its source before writing: an ``out``
+    over the source's own bytes gets the source's rounding."""
+    high = np.arange(0, 1 << 16, 7, dtype=np.uint32) << 16
+    values = (high | np.uint32(0x8000)).view(np.float32)[:9000].reshape(90, 100)  # ties
+    values[0, :4] = [np.nan, -np.nan, np.inf, 3e38]
+    expected = _ml_dtypes_cast(values, BF16).view(np.uint16)
+    buffer = np.full((90, 3, 100), 0x1234, dtype=np.uint16)
+    f32_to_bf16_into(values, buffer[:, 1].view(BF16))
+    assert np.array_equal(buffer[:, 1], expected)
+    assert (buffer[:, [0, 2]] == 0x1234).all()
+    shared = values.copy()
+    f32_to_bf16_into(shared, shared.view(np.uint16)[:, ::2].view(BF16))  # over its own bytes
+    assert np.array_equal(shared.view(np.uint16)[:, ::2], expected)
