@@ -652,6 +652,7 @@ def mx_pe_operand(containers: npt.ArrayLike, scale_rows: npt.ArrayLike, fmt: MxF
     partitions, free = data.shape
     bounds = None
     if fmt.is_fp8 and data.dtype == np.uint32 and partitions % 8 == 0:
+        data = np.ascontiguousarray(data)  # read twice: one copy of a strided tile
         bounds = _fp8_code_bounds(data, scales, fmt)
     if bounds is None:
         values = mx_matmul_operand(data, scales, fmt, dtype=np.float64)  # [F, 4P]
