@@ -748,17 +748,17 @@ def _fp8_code_bounds(
     np.subtract(blocks, np.uint8(1), out=blocks)  # +-0 wraps to 255: never the smallest
     smallest = _lanes(np.minimum, blocks.min(axis=1), free)
     smallest += np.uint8(1)  # back to the code; 0 for a block of +-0 only
-    highest, lowest = _code_exponents(fmt)
-    e8m0 = scales.astype(np.int64)
-    top = np.max(highest[largest] + e8m0, axis=0, initial=_NO_CODE_TOP)
-    low = np.min(lowest[smallest] + e8m0, axis=0, initial=-_NO_CODE_TOP)
-    empty = top < _NO_CODE_TOP + 512
-    top -= 127
-    low -= 127
-    np.putmask(top, top > 127, 1024)  # Inf: the all-ones float64 exponent field
-    np.putmask(low, low > 127, 1024)
-    low -= info.mantissa_bits
-    top[empty] = EMPTY_TOP
+    highest, lowest = _code_exponents(fmt)  # less 127, and ``low``'s less precision - 1
+    top = highest.take(largest)
+    top += scales
+    top = top.max(axis=0)
+    low = lowest.take(smallest)
+    low += scales
+    low = low.min(axis=0)
+    if int(top.max()) > 127:  # an Inf: the all-ones float64 exponent field gives 1024
+        np.putmask(top, top > 127, 1024)
+        np.putmask(low, low > 127 - info.mantissa_bits, 1024 - info.mantissa_bits)
+    top[top < _NO_CODE_TOP + 512] = EMPTY_TOP
     return top, low, top_scale
 
 
@@ -778,15 +778,15 @@ def _lanes(ufunc: np.ufunc, words: np.ndarray, free: int) -> np.ndarray:
 
 @cache
 def _code_exponents(fmt: MxFormat) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """For each magnitude code byte (0 .. 255; only the finite ones are read): the
-    exponent of its decoded value's highest set bit, twice: as a block's largest code
-    (code 0: ``_NO_CODE_TOP``) and as its smallest nonzero one (code 0:
-    ``-_NO_CODE_TOP``)."""
+    """For each magnitude code byte (0 .. 255; only the finite ones are read) the
+    exponent of its decoded value's highest set bit, less 127 (the E8M0 bias): as a
+    block's largest code (code 0: ``_NO_CODE_TOP``), and less ``precision - 1`` too as
+    its smallest nonzero one (code 0: ``-_NO_CODE_TOP``)."""
     values = np.abs(decode(np.arange(256, dtype=np.uint8), fmt).astype(np.float64))
     finite = np.isfinite(values) & (values != 0)
-    exponents = np.frexp(np.where(finite, values, 1.0))[1].astype(np.int64) - 1
+    exponents = np.frexp(np.where(finite, values, 1.0))[1].astype(np.int64) - 1 - 127
     highest = np.where(finite, exponents, _NO_CODE_TOP)
-    lowest = np.where(finite, exponents, -_NO_CODE_TOP)
+    lowest = np.where(finite, exponents - fmt.info.mantissa_bits, -_NO_CODE_TOP)
     return highest, lowest
 
 

@@ -169,6 +169,14 @@ def test_all_zero_tiles_and_overflowing_columns(fmt: MxFormat) -> None:
     scales = np.full((2, 4), 254, np.uint8)
     scales[1, 3] = 0
     _check(codes, scales, fmt, from_codes=fmt.is_fp8)
+    # at the threshold: 2.0 * 2**127 is Inf, 1.0 * 2**127 the largest finite power
+    one, two = (int(finite[_code_values(finite, fmt) == v][0]) for v in (1.0, 2.0))
+    edge = np.zeros((8, 16), np.uint8)
+    edge[:, 0:4] = two  # every nonzero element Inf by one binade
+    edge[:, 4:8] = one
+    edge[0, 8:12] = one
+    edge[1, 8:12] = two
+    _check(edge, np.full((1, 4), 254, np.uint8), fmt, from_codes=fmt.is_fp8)
 
 
 @pytest.mark.parametrize("fmt", [MxFormat.E4M3FN, MxFormat.E5M2], ids=lambda f: f.spec_name)
