@@ -699,10 +699,10 @@ def _fp8_lane_major(
     values = bits.view(np.float32)
     with np.errstate(over="ignore"):
         if top_scale <= 127 + info.bias:
-            factors = _fp8_factors(fmt)[scales]
+            factors = _fp8_factors(fmt).take(scales)
         else:
             np.multiply(values, np.float32(2.0 ** (127 - info.bias)), out=values)
-            factors = _E8M0_FACTORS[scales]
+            factors = _E8M0_FACTORS.take(scales)
         np.multiply(values, np.repeat(factors, 8, axis=0).reshape(1, size), out=values)
     wide = np.empty((4 * partitions, free), np.float64)
     np.copyto(wide.reshape(4, size), values)
