@@ -79,7 +79,7 @@ from mxdsl.numerics.matmul import (
     BufferOperands,
     PeOperand,
     PePass,
-    mx_matmul_operand,
+    mx_pe_operand,
     pe_operand,
     pe_pass_into,
     pe_passes_into,
@@ -882,8 +882,9 @@ class NisaFunctions(IndexFunctions):
     @direct_impl(nisa.NcMatmulMxOp)
     def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
         dst, stationary, stationary_scale, moving, moving_scale = args
-        # [M, 4P] x [4P, N]: k = 4p + q, the same K order as the HLO ScaledMatmul on
-        # data laid out with k = 4p + q; one PE pass (mxdsl.numerics.matmul).
+        # [M, 4P] x [4P, N]: the products of k = 4p + q, as the HLO ScaledMatmul on data
+        # laid out with k = 4p + q; one PE pass (mxdsl.numerics.matmul), an exact sum, so
+        # both operands are read lane-major (k' = qP + p: mx_pe_operand), the same bits.
         lhs = self._operand(
             "stationary",
             (stationary, stationary_scale, _elem_type(op.stationary)),
@@ -1449,17 +1450,12 @@ def _same_sources(known: tuple[Any, ...], sources: tuple[Any, ...]) -> bool:
 
 
 def _mx_pe_operand(data: np.ndarray, scale: np.ndarray, value: SSAValue) -> PeOperand:
-    """An x4 matmul operand as a PE operand ``[4P, F]``: its values are the element
-    format's codes times a power of two, so they carry the format's significand bits."""
-    fmt = x4_format(_elem_type(value))
-    return pe_operand(_mx_operand(data, scale, value).T, precision=fmt.info.mantissa_bits + 1)
-
-
-def _mx_operand(data: np.ndarray, scale: np.ndarray, value: SSAValue) -> np.ndarray:
-    """An x4 matmul operand ``[P, F]`` dequantized (f32 values, held as float64 for the
-    PE pass) to ``[F, 4P]`` (k = 4p + q), its scale rows read from the quadrant layout."""
+    """An x4 matmul operand ``[P, F]`` as a PE operand ``[4P, F]``
+    (:func:`mxdsl.numerics.matmul.mx_pe_operand`: f32 values held as float64, K
+    lane-major, the same order for both operands of every ``nc_matmul_mx``), its scale
+    rows read from the quadrant layout."""
     rows = scale[scale_rows(data.shape[0])]  # advanced indexing: a fresh contiguous array
-    return mx_matmul_operand(data, rows, x4_format(_elem_type(value)), dtype=np.float64)
+    return mx_pe_operand(data, rows, x4_format(_elem_type(value)))
 
 
 __all__ = [

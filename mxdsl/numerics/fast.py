@@ -530,9 +530,18 @@ class _Bf16Quantizer:
 
 
 def _block_index(flat_index: np.ndarray, plan: ChunkPlan) -> np.ndarray:
-    """Flat grid index of the block holding each flat element index."""
+    """Flat grid index of the block holding each flat element index (a 2-D geometry,
+    the physical block's, from the row and column directly: ``unravel_index`` and
+    ``ravel_multi_index`` cost more than the arithmetic on a few indices)."""
     if plan.last_axis_only:
         return flat_index // plan.block[-1]
+    if len(plan.shape) == 2:
+        row, column = np.divmod(flat_index, plan.shape[1])
+        row //= plan.block[0]
+        row *= plan.grid[1]
+        column //= plan.block[1]
+        row += column
+        return row
     coords = np.unravel_index(flat_index, plan.shape)
     block_coords = tuple(c // b for c, b in zip(coords, plan.block, strict=True))
     return np.ravel_multi_index(block_coords, plan.grid)

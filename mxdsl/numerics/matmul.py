@@ -659,6 +659,170 @@ def mx_matmul_operand(
     return by_row.reshape(4 * partitions, free).T
 
 
+def mx_pe_operand(containers: npt.ArrayLike, scale_rows: npt.ArrayLike, fmt: MxFormat) -> PeOperand:
+    """An ``nc_matmul_mx`` operand (x4 ``containers`` ``[P, F]``, E8M0 ``scale_rows``
+    ``[P // 8, F]``) as a PE operand ``[4P, F]`` of float64 values (``precision`` the
+    element format's significand bits), its contraction index **lane-major**:
+    ``k' = qP + p`` for partition ``p`` and lane ``q``, where :func:`mx_matmul_operand`
+    has ``k = 4p + q``. Row ``qP + p`` of the tile is row ``4p + q`` of
+    ``mx_matmul_operand(containers, scale_rows, fmt, float64).T``, bit for bit.
+
+    A PE pass is the exact sum of its K products rounded once (``docs/numerics.md``,
+    "The PE pass"): no order of the products is part of it, so a pass between two
+    operands of this function is bit for bit the pass between their ``4p + q`` forms.
+    Only pair it with operands of this function (the same permutation of K). The
+    lane-major order lets every integer step of the FP8 decode run over the whole
+    ``[P, F]`` tile per lane (:func:`_fp8_lane_major`) instead of over rows of ``F``.
+
+    The operand is the same as :func:`pe_operand` of that tile gives: the same all-zero
+    columns and quick bounds (which do not depend on the order of K). For FP8 tiles
+    without an Inf / NaN code or E8M0 255 (the integer-decode path) they come from the
+    codes and scale bytes (:func:`_fp8_code_bounds`: a read of the 1-byte codes instead
+    of the 8-byte values); otherwise from the tile."""
+    data = np.asarray(containers)
+    scales = np.asarray(scale_rows).view(np.uint8)
+    precision = fmt.info.mantissa_bits + 1
+    partitions, free = data.shape
+    bounds = None
+    if fmt.is_fp8 and data.dtype == np.uint32 and partitions % 8 == 0:
+        data = np.ascontiguousarray(data)  # read twice: one copy of a strided tile
+        bounds = _fp8_code_bounds(data, scales, fmt)
+    if bounds is None:
+        values = mx_matmul_operand(data, scales, fmt, dtype=np.float64)  # [F, 4P]
+        tile = np.empty((4, partitions, free), np.float64)
+        np.copyto(tile, values.reshape(free, partitions, 4).transpose(2, 1, 0))
+        return pe_operand(tile.reshape(4 * partitions, free), precision=precision)
+    top, low, top_scale = bounds
+    tile = _fp8_lane_major(data, scales, fmt, top_scale)
+    columns, zero_columns = _split(top != EMPTY_TOP)
+    operand = PeOperand(tile, _widen, columns, zero_columns, precision)
+    k = tile.shape[0]
+    top, low = top[columns], low[columns]
+    if top.size and k > 1:  # as quick_column_bits: figures known, or of an empty set
+        bits = ColumnBits.known(top, low, np.full(top.size, k, np.int64), top - low, _log2(k))
+    else:
+        bits = ColumnBits(top, low, np.full(top.size, k, np.int64))
+    operand.__dict__["quick_bits"] = bits  # the cached property, from the codes
+    return operand
+
+
+_LANE_SHIFTS = np.array([24, 16, 8, 0], np.uint32)[:, None]
+"""Left shifts that bring byte ``q`` of a word to its top byte, one row per lane ``q``."""
+
+
+def _fp8_lane_major(
+    data: np.ndarray, scales: np.ndarray, fmt: MxFormat, top_scale: int
+) -> npt.NDArray[np.float64]:
+    """:func:`_fp8_values` (FP8 words ``data`` ``[P, F]`` with no Inf / NaN code and
+    no E8M0 255, ``top_scale`` their largest E8M0 byte) in lane-major order, widened:
+    float64 ``[4P, F]``, row ``qP + p`` the value of lane ``q`` of partition ``p``, each
+    the fp32 value bit for bit. The same integer decode and fp32 multiplies (see
+    :func:`_fp8_operand`), each over ``[4, P * F]`` (lane ``q``'s row a shift of the
+    contiguous words), the E8M0 factor of each block repeated over its 8 partitions."""
+    info = fmt.info
+    partitions, free = data.shape
+    size = partitions * free
+    words = np.ascontiguousarray(data).reshape(1, size)
+    bits = np.empty((4, size), np.uint32)
+    np.left_shift(words, _LANE_SHIFTS, out=bits)
+    signed = bits.view(np.int32)
+    shift = 23 - info.mantissa_bits
+    np.right_shift(signed, np.int32(1 + info.mantissa_bits), out=signed)
+    np.bitwise_and(signed, np.int32((0x8000_0000 | (0x7F << shift)) - (1 << 32)), out=signed)
+    values = bits.view(np.float32)
+    with np.errstate(over="ignore"):
+        if top_scale <= 127 + info.bias:
+            factors = _fp8_factors(fmt).take(scales)
+        else:
+            np.multiply(values, np.float32(2.0 ** (127 - info.bias)), out=values)
+            factors = _E8M0_FACTORS.take(scales)
+        np.multiply(values, np.repeat(factors, 8, axis=0).reshape(1, size), out=values)
+    wide = np.empty((4 * partitions, free), np.float64)
+    np.copyto(wide.reshape(4, size), values)
+    return wide
+
+
+def _log2(count: int) -> int:
+    """``ceil(log2(count))`` for a positive count."""
+    return (count - 1).bit_length()
+
+
+def _fp8_code_bounds(
+    data: np.ndarray, scales: np.ndarray, fmt: MxFormat
+) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """Per column ``f`` of the dequantized FP8 tile ``[4P, F]`` (x4 words ``data``
+    ``[P, F]``, E8M0 rows ``scales`` ``[P // 8, F]``): what
+    :func:`~mxdsl.numerics.exact.quick_column_bits` reads from its float64 values with
+    the element format's precision, ``top`` (:data:`~mxdsl.numerics.exact.EMPTY_TOP`
+    for a column of +-0 only) and ``low`` (only meaningful for the other columns), both
+    int64, and the largest E8M0 byte; ``None`` when a code is Inf / NaN or a byte is
+    255 (the caller reads the values instead).
+
+    A finite code's value times ``2**(s - 127)`` is exact in fp32 (at most 4
+    significant bits, at least ``2**-143``: no rounding, never 0) unless it reaches
+    ``2**128`` and overflows to Inf. So its exponent is the code's own plus ``s - 127``,
+    and the largest (smallest nonzero) value of a block is its largest (smallest
+    nonzero) magnitude code's, scaled: the block extremes of the code bytes (one
+    reduce over the 8 partitions, three over the 4 lanes), looked up in
+    :func:`_code_exponents`, plus the block's byte, then reduced over the blocks. An
+    exponent of 128 or more stands for Inf, whose float64 exponent field gives 1024,
+    and ``low`` is the exponent less ``precision - 1``."""
+    info = fmt.info
+    assert info.first_special_code is not None
+    top_scale = int(scales.max(initial=0))
+    if top_scale == 255:
+        return None
+    partitions, free = data.shape
+    magnitudes = np.bitwise_and(data, np.uint32(0x7F7F_7F7F))  # a fresh C-contiguous array
+    blocks = magnitudes.view(np.uint8).reshape(partitions // 8, 8, 4 * free)
+    largest = _lanes(np.maximum, blocks.max(axis=1), free)
+    if int(largest.max(initial=0)) >= info.first_special_code:
+        return None
+    np.subtract(blocks, np.uint8(1), out=blocks)  # +-0 wraps to 255: never the smallest
+    smallest = _lanes(np.minimum, blocks.min(axis=1), free)
+    smallest += np.uint8(1)  # back to the code; 0 for a block of +-0 only
+    highest, lowest = _code_exponents(fmt)  # less 127, and ``low``'s less precision - 1
+    top = highest.take(largest)
+    top += scales
+    top = top.max(axis=0)
+    low = lowest.take(smallest)
+    low += scales
+    low = low.min(axis=0)
+    if int(top.max()) > 127:  # an Inf: the all-ones float64 exponent field gives 1024
+        np.putmask(top, top > 127, 1024)
+        np.putmask(low, low > 127 - info.mantissa_bits, 1024 - info.mantissa_bits)
+    top[top < _NO_CODE_TOP + 512] = EMPTY_TOP
+    return top, low, top_scale
+
+
+_NO_CODE_TOP = -(1 << 40)
+""":func:`_code_exponents`' exponent of code 0 as a block's largest (and the negated one
+as its smallest): far below any real ``exponent + E8M0``, so an all-zero block never
+wins a column's reduction and an all-zero column stays below ``_NO_CODE_TOP + 512``."""
+
+
+def _lanes(ufunc: np.ufunc, words: np.ndarray, free: int) -> np.ndarray:
+    """``ufunc`` over the 4 lanes of each word: bytes ``[B, 4F]`` to ``[B, F]``."""
+    lanes = words.reshape(words.shape[0], free, 4)
+    pair = ufunc(lanes[..., 0], lanes[..., 1])
+    ufunc(pair, ufunc(lanes[..., 2], lanes[..., 3]), out=pair)
+    return pair
+
+
+@cache
+def _code_exponents(fmt: MxFormat) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """For each magnitude code byte (0 .. 255; only the finite ones are read) the
+    exponent of its decoded value's highest set bit, less 127 (the E8M0 bias): as a
+    block's largest code (code 0: ``_NO_CODE_TOP``), and less ``precision - 1`` too as
+    its smallest nonzero one (code 0: ``-_NO_CODE_TOP``)."""
+    values = np.abs(decode(np.arange(256, dtype=np.uint8), fmt).astype(np.float64))
+    finite = np.isfinite(values) & (values != 0)
+    exponents = np.frexp(np.where(finite, values, 1.0))[1].astype(np.int64) - 1 - 127
+    highest = np.where(finite, exponents, _NO_CODE_TOP)
+    lowest = np.where(finite, exponents - fmt.info.mantissa_bits, -_NO_CODE_TOP)
+    return highest, lowest
+
+
 _OPERAND_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _LANE_TO_TOP = np.array([24, 16, 8, 0], np.uint32)[None, :, None]
 """Left shifts that bring byte ``q`` of a word to its top byte, one per lane ``q``."""
@@ -697,6 +861,13 @@ def _fp8_operand(data: np.ndarray, scales: np.ndarray, fmt: MxFormat) -> np.ndar
     np.add(flags, np.uint32((0x80 - info.first_special_code) * 0x0101_0101), out=flags)
     if int(np.bitwise_or.reduce(flags, axis=None)) & 0x8080_8080:
         return None
+    return _fp8_values(data, scales, fmt, top)
+
+
+def _fp8_values(data: np.ndarray, scales: np.ndarray, fmt: MxFormat, top: int) -> np.ndarray:
+    """:func:`_fp8_operand`'s values once its checks passed (no Inf / NaN code, no E8M0
+    255; ``top`` the largest E8M0 byte)."""
+    info = fmt.info
     partitions, free = data.shape
     shift = 23 - info.mantissa_bits
     bits = np.empty((partitions, 4, free), np.uint32)

@@ -9,6 +9,7 @@ reference of :mod:`mxdsl.numerics.reference` otherwise; the two agree bit for bi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import ml_dtypes
@@ -30,8 +31,7 @@ _BF16 = np.dtype(ml_dtypes.bfloat16)
 def _fast_geometry(shape: Sequence[int], block_shape: Sequence[int]) -> bool:
     """The fast kernels work on whole 8-byte words of blocks: a block of a multiple of
     8 elements (every MX block has 32) and a non-empty array."""
-    volume = int(np.prod(block_shape, dtype=np.int64))
-    return volume % 8 == 0 and int(np.prod(shape, dtype=np.int64)) > 0
+    return math.prod(block_shape) % 8 == 0 and math.prod(shape) > 0  # plain ints: no numpy call
 
 
 def quantize_mx(

@@ -296,3 +296,24 @@ def test_fast_quantize_from_several_threads():
 
     with ThreadPoolExecutor(max_workers=len(cases)) as pool:
         assert all(pool.map(work, range(len(cases))))
+
+
+@pytest.mark.parametrize(
+    ("shape", "block_shape"),
+    [((16, 8), (8, 4)), ((128, 512), (8, 4)), ((24, 12), (2, 3)), ((4, 2, 8), (2, 1, 4))],
+)
+def test_block_index_of_every_element(shape, block_shape):
+    """``fast._block_index`` (the redo's and the dequantize's block of an element) of
+    every flat index against the block worked out from each coordinate here (the 2-D
+    arithmetic path and the general one)."""
+    from mxdsl.numerics.fast import ChunkPlan, _block_index
+
+    plan = ChunkPlan.of(shape, block_shape)
+    coords = np.indices(plan.shape).reshape(len(plan.shape), -1)
+    want = np.zeros(coords.shape[1], np.int64)
+    for axis, (extent, block) in enumerate(zip(plan.grid, plan.block, strict=True)):
+        want = want * extent + coords[axis] // block
+    flat = np.arange(coords.shape[1])
+    assert np.array_equal(_block_index(flat, plan), want)
+    words = flat.reshape(-1, 8)  # the redo's [words, 8] indices
+    assert np.array_equal(_block_index(words, plan), want.reshape(-1, 8))
