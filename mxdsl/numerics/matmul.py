@@ -699,7 +699,7 @@ def mx_pe_operand(containers: npt.ArrayLike, scale_rows: npt.ArrayLike, fmt: MxF
     k = tile.shape[0]
     top, low = top[columns], low[columns]
     if top.size and k > 1:  # as quick_column_bits: figures known, or of an empty set
-        bits = ColumnBits.known(top, low, np.full(top.size, k, np.int64), top - low, _log2(k))
+        bits = ColumnBits.known(top, low, np.full(top.size, k, np.int64), top - low, ceil_log2(k))
     else:
         bits = ColumnBits(top, low, np.full(top.size, k, np.int64))
     operand.__dict__["quick_bits"] = bits  # the cached property, from the codes
@@ -740,11 +740,6 @@ def _fp8_lane_major(
     wide = np.empty((4 * partitions, free), np.float64)
     np.copyto(wide.reshape(4, size), values)
     return wide
-
-
-def _log2(count: int) -> int:
-    """``ceil(log2(count))`` for a positive count."""
-    return (count - 1).bit_length()
 
 
 def _fp8_code_bounds(
