@@ -69,11 +69,11 @@ from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
     PeOperand,
     PePass,
-    mx_matmul_operand,
     pe_operand,
     pe_pass_into,
     pe_passes_into,
 )
+from mxdsl.numerics.matmul import mx_pe_operand as numerics_mx_pe_operand
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -743,13 +743,6 @@ def scale_rows_of(partitions: int) -> np.ndarray:
     return scale_row_slot(np.arange(partitions // bir.MX_BLOCK_PARTITIONS))
 
 
-def mx_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> np.ndarray:
-    """x4 matmul data ``[P, F]`` with its scale rows ``[P/8, F]`` dequantized to f32
-    ``[F, 4P]``, contraction index ``k = 4p + q`` (the nisa interpreter's order)."""
-    containers = data.astype(np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32)
-    return mx_matmul_operand(containers, scale_rows, MX_FORMATS[dtype])
-
-
 def _matmul(
     core: Machine, dst: Region, stationary: PeOperand, moving: PeOperand, accumulate: bool
 ) -> None:
@@ -787,13 +780,20 @@ def _matmul(
 
 
 def mx_pe_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> PeOperand:
-    """:func:`mx_operand` as a PE operand ``[4P, F]`` (float64 values): they are the
-    element format's codes times a power of two, so they carry its significand bits
-    (the certificate's precision, as the nisa interpreter's ``nc_matmul_mx``)."""
-    fmt = MX_FORMATS[dtype]
-    containers = data.astype(np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32)
-    values = mx_matmul_operand(containers, scale_rows, fmt, dtype=np.float64)
-    return pe_operand(values.T, precision=fmt.info.mantissa_bits + 1)
+    """x4 matmul data ``[P, F]`` (``dtype``'s containers) with its E8M0 scale rows
+    ``[P/8, F]`` as a PE operand ``[4P, F]``: :func:`mxdsl.numerics.matmul.mx_pe_operand`,
+    the nisa interpreter's ``nc_matmul_mx`` operand. Its values are the fp32
+    dequantized elements held as float64 (the element format's codes times a power of
+    two: they carry its significand bits, the certificate's precision); its contraction
+    index is **lane-major**, ``k' = qP + p`` for partition ``p`` and lane ``q``, not
+    the documented ``k = 4p + q``. A PE pass is an exact sum (no order of K is part of
+    it), so a pass between two operands of this function is bit for bit the pass of
+    ``k = 4p + q``: both operands of every ``matmult_mx`` come from here, never mixed
+    with another order."""
+    containers = np.ascontiguousarray(
+        data, dtype=np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32
+    )
+    return numerics_mx_pe_operand(containers, scale_rows, MX_FORMATS[dtype])
 
 
 def _check_bank(dst: Region) -> None:
@@ -1017,7 +1017,8 @@ class BirFunctions(InterpreterFunctions):
 
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
-        # [M, 4P] x [4P, N], k = 4p + q (the nisa interpreter's order), one PE pass.
+        # [M, 4P] x [4P, N]: the products of k = 4p + q, one PE pass (an exact sum), so
+        # both operands are read lane-major (k' = qP + p: mx_pe_operand), the same bits.
         dst = _region(interpreter, op, "dst", op.dst, runtime=rt, matmul=True)
         _matmul(core, dst, lhs, rhs, op.accumulate is not None)
         return ()
@@ -1207,7 +1208,6 @@ __all__ = [
     "cast_values",
     "logical_values",
     "machine",
-    "mx_operand",
     "numpy_dtype",
     "quantize_mx_tile",
 ]
