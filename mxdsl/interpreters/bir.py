@@ -138,17 +138,24 @@ class Machine:
 
     Matmuls are deferred (:meth:`defer`): consecutive PE passes into f32 PSUM tiles that
     share their moving operand run as one :func:`pe_passes_into` batch (one float64
-    matmul), as the nisa interpreter runs an iteration of a read-only loop; their SBUF
-    operands are analysed once (:meth:`operand`) until the next access to on-chip memory
-    by any other instruction. :meth:`memory` is that access: it runs the deferred passes
-    first and forgets the analysed operands, so every reader and writer of SBUF / PSUM
-    (``sbuf`` / ``psum`` included) sees the memory as if each pass had run at once."""
+    matmul), as the nisa interpreter runs an iteration of a read-only loop. Their SBUF
+    operands are analysed once (:meth:`operand`) and kept while no other instruction
+    touches the SBUF bytes they were read from (as the nisa interpreter keeps a planned
+    loop's operands until a write to their buffer). :meth:`memory` is every other
+    instruction's access to on-chip memory: it runs the deferred passes first and
+    forgets the analysed operands read from the bytes it touches, so every reader and
+    writer of SBUF / PSUM (``sbuf`` / ``psum`` included) sees the memory as if each pass
+    had run at once, and no operand outlives a change of its bytes."""
 
     def __init__(self) -> None:
         self._memories: dict[bir.Memory, np.ndarray] = {}
         self._pending: list[PePass] = []
         self._moving: PeOperand | None = None
         self._operands: dict[tuple[Any, ...], PeOperand] = {}
+        # per analysed operand, the SBUF granules it read (bit g: bytes [64 g, 64 g + 64)
+        # of any partition), and their union
+        self._granules: dict[tuple[Any, ...], int] = {}
+        self._read: int = 0
 
     def array(self, memory: bir.Memory, used: int | None = None) -> np.ndarray:
         """The memory's array as it is (deferred passes not run), holding at least the
@@ -175,24 +182,60 @@ class Machine:
         self._memories[memory] = grown
         return grown
 
-    def memory(self, memory: bir.Memory, used: int | None = None) -> np.ndarray:
-        """The memory's array, for an instruction other than a matmul: the deferred passes
-        are run first, and the analysed operands forgotten (SBUF may change now)."""
+    def memory(
+        self, memory: bir.Memory, used: int | None = None, span: tuple[int, int] | None = None
+    ) -> np.ndarray:
+        """The memory's array, for an instruction other than a matmul, which may read and
+        write the bytes ``span`` = ``[low, high)`` of any of its partitions (``None``: any
+        byte). The deferred passes are run first; an SBUF access forgets the analysed
+        operands read from bytes in ``span`` (they may change now). Matmul operands are
+        in SBUF (the verifier's rule), so a PSUM access forgets none."""
         self.flush()
-        if self._operands:
-            self._operands.clear()
+        if self._operands and memory == bir.Memory.SBUF:
+            self._forget(span)
         return self.array(memory, used)
 
-    def operand(self, key: tuple[Any, ...], analyse: Callable[[], PeOperand]) -> PeOperand:
+    def _forget(self, span: tuple[int, int] | None) -> None:
+        """Forget the analysed operands that read SBUF bytes in ``span`` (all: ``None``),
+        to the granule (:data:`_GRANULE`: an operand within the same granules as
+        ``span`` but not its bytes is forgotten too). Most accesses touch no operand's
+        granules: one integer AND against their union tells."""
+        if span is None:
+            self._operands.clear()
+            self._granules.clear()
+            self._read = 0
+            return
+        touched = _granules(*span)
+        if not touched & self._read:
+            return
+        granules = self._granules
+        for key in [key for key, read in granules.items() if read & touched]:
+            del self._operands[key], granules[key]
+        self._read = 0
+        for read in granules.values():
+            self._read |= read
+
+    def operand(
+        self,
+        key: tuple[Any, ...],
+        analyse: Callable[[], PeOperand],
+        spans: tuple[tuple[int, int], ...],
+    ) -> PeOperand:
         """``analyse()``, or the operand analysed for the same ``key`` (the patterns read,
-        by value, and their run-time positions) since the last on-chip access of another
-        instruction: one object, so passes that share it can share a batch."""
+        by value, and their run-time positions) while no other instruction touched the
+        SBUF bytes ``spans`` (``[low, high)`` of any partition) it reads: one object, so
+        passes that share it can share a batch."""
         known = self._operands.get(key)
         if known is not None:
             return known
         if len(self._operands) >= _OPERANDS_MAX:
-            self._operands.clear()
+            self._forget(None)
         operand = self._operands[key] = analyse()
+        read = 0
+        for low, high in spans:
+            read |= _granules(low, high)
+        self._granules[key] = read
+        self._read |= read
         return operand
 
     def defer(self, dst: np.ndarray, stationary: PeOperand, moving: PeOperand, acc: bool) -> None:
@@ -214,6 +257,8 @@ class Machine:
 
     @property
     def sbuf(self) -> np.ndarray:
+        """SBUF after the deferred passes; every analysed operand forgotten (the caller
+        may write any byte)."""
         return self.memory(bir.Memory.SBUF)
 
     @property
@@ -226,6 +271,19 @@ _FILL = 16384
 
 _OPERANDS_MAX = 64
 """Analysed matmul operands a core keeps at most (cleared when reached)."""
+
+_GRANULE = 64
+"""Bytes per partition of one granule of SBUF: :class:`Machine` tracks which bytes its
+analysed operands read, and which an instruction touches, to the granule."""
+
+
+def _granules(low: int, high: int) -> int:
+    """The granules holding bytes ``[low, high)`` as the bits of an integer (bit ``g``:
+    bytes ``[g * _GRANULE, (g + 1) * _GRANULE)``); 0 when the range is empty."""
+    if high <= low:
+        return 0
+    first, last = low // _GRANULE, (high - 1) // _GRANULE
+    return ((1 << (last - first + 1)) - 1) << first
 
 
 def machine(interpreter: Interpreter) -> Machine:
@@ -481,8 +539,12 @@ def _region(
     if f.memory == bir.Memory.HBM:
         return Region(op, role, ap, hbm_bytes(op, tensor), byte_offset=moved_bytes)
     core = machine(interpreter)
-    used = f.off + moved_bytes + f.high
-    memory = core.array(f.memory, used) if matmul else core.memory(f.memory, used)
+    start = f.off + moved_bytes
+    used = start + f.high
+    if matmul:
+        memory = core.array(f.memory, used)
+    else:  # what the instruction may touch through the pattern: [low, high) of its bytes
+        memory = core.memory(f.memory, used, (start + f.low, used))
     return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes, core)
 
 
@@ -870,6 +932,8 @@ class BirFunctions(InterpreterFunctions):
                 f"{bound}) (oob_mode error; use oob_mode skip to drop such rows)",
             )
         indexed, direct = (dst, src) if op.scatter is not None else (src, dst)
+        if indexed.f.memory != bir.Memory.HBM:  # its indices may reach past its pattern
+            machine(interpreter).memory(indexed.f.memory)
         dim = op.indirect_dim.value.data
         if _indirect_elements(indexed, direct, dim, index, valid):
             return ()
@@ -982,7 +1046,9 @@ class BirFunctions(InterpreterFunctions):
             key = ("pe", ap.key, region.p0, region.byte_offset)
             # widened to float64 exactly (as to_f32 then float64 would), its dtype kept
             # for the certificate (nisa's nc_matmul does the same)
-            return core.operand(key, lambda: pe_operand(region.read(), _as_f64))
+            return core.operand(
+                key, lambda: pe_operand(region.read(), _as_f64), (region.bounds(0),)
+            )
 
         lhs = operand("stationary", op.stationary)
         rhs = operand("moving", op.moving)
@@ -1013,7 +1079,7 @@ class BirFunctions(InterpreterFunctions):
                 scale.p0,
                 scale.byte_offset,
             )
-            return core.operand(key, analyse)
+            return core.operand(key, analyse, (data.bounds(0), scale.bounds(0)))
 
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
