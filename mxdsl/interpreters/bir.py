@@ -16,8 +16,9 @@ lane 0 in the low byte, as the nisa interpreter holds them). Values come out as
 dialect. No per-element Python loops.
 
 **Matmuls** into f32 PSUM are deferred and batched by moving operand, their SBUF
-operands analysed once while no other instruction touches on-chip memory
-(:class:`Machine`), as the nisa interpreter does inside read-only loops.
+operands analysed once and kept until another instruction touches their bytes
+(:class:`Machine`), as the nisa interpreter does inside planned loops; MX operands are
+the nisa interpreter's (K lane-major, :func:`mx_pe_operand`).
 
 **Arithmetic** is nisa's, call for call (:mod:`mxdsl.interpreters.nisa`: the ALU table,
 the f32 / exact-integer compute domain, the activation functions, ``round_to``), so a
