@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import ml_dtypes
@@ -801,9 +801,13 @@ def quantize_mx_tile(
     return data, scale
 
 
+@cache
 def scale_rows_of(partitions: int) -> np.ndarray:
-    """Partitions (relative to the scale pattern) of scale rows ``0 .. P/8 - 1``."""
-    return scale_row_slot(np.arange(partitions // bir.MX_BLOCK_PARTITIONS))
+    """Partitions (relative to the scale pattern) of scale rows ``0 .. P/8 - 1``
+    (one read-only array per ``partitions``: every MX operand and quantize reads it)."""
+    rows = scale_row_slot(np.arange(partitions // bir.MX_BLOCK_PARTITIONS))
+    rows.flags.writeable = False
+    return rows
 
 
 def _matmul(

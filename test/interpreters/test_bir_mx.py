@@ -354,3 +354,16 @@ def test_mx_pe_operand_is_lane_major(code, special):
     zero[operand.zero_columns] = True
     np.testing.assert_array_equal(zero, ~np.any(lane_major != 0, axis=0))
     assert operand.precision == X4[code][1].info.mantissa_bits + 1
+
+
+def test_scale_rows_of_is_the_quadrant_layout_read_only():
+    """Scale row i sits at partition (i & 3) + 32 * (i >> 2); the cached array is
+    read-only (it is shared by every caller)."""
+    from mxdsl.interpreters.bir import scale_rows_of
+
+    np.testing.assert_array_equal(scale_rows_of(32), [0, 1, 2, 3])
+    np.testing.assert_array_equal(
+        scale_rows_of(128), [0, 1, 2, 3, 32, 33, 34, 35, 64, 65, 66, 67, 96, 97, 98, 99]
+    )
+    assert scale_rows_of(128) is scale_rows_of(128)
+    assert not scale_rows_of(128).flags.writeable
