@@ -16,8 +16,9 @@ lane 0 in the low byte, as the nisa interpreter holds them). Values come out as
 dialect. No per-element Python loops.
 
 **Matmuls** into f32 PSUM are deferred and batched by moving operand, their SBUF
-operands analysed once while no other instruction touches on-chip memory
-(:class:`Machine`), as the nisa interpreter does inside read-only loops.
+operands analysed once and kept until another instruction touches their bytes
+(:class:`Machine`), as the nisa interpreter does inside planned loops; MX operands are
+the nisa interpreter's (K lane-major, :func:`mx_pe_operand`).
 
 **Arithmetic** is nisa's, call for call (:mod:`mxdsl.interpreters.nisa`: the ALU table,
 the f32 / exact-integer compute domain, the activation functions, ``round_to``), so a
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import ml_dtypes
@@ -69,11 +70,11 @@ from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
     PeOperand,
     PePass,
-    mx_matmul_operand,
     pe_operand,
     pe_pass_into,
     pe_passes_into,
 )
+from mxdsl.numerics.matmul import mx_pe_operand as numerics_mx_pe_operand
 from mxdsl.numerics.narrow import decode_e2m1, encode_e2m1, narrow, narrow_fp8
 from mxdsl.numerics.packing import (
     pack_fp4_x4,
@@ -138,17 +139,24 @@ class Machine:
 
     Matmuls are deferred (:meth:`defer`): consecutive PE passes into f32 PSUM tiles that
     share their moving operand run as one :func:`pe_passes_into` batch (one float64
-    matmul), as the nisa interpreter runs an iteration of a read-only loop; their SBUF
-    operands are analysed once (:meth:`operand`) until the next access to on-chip memory
-    by any other instruction. :meth:`memory` is that access: it runs the deferred passes
-    first and forgets the analysed operands, so every reader and writer of SBUF / PSUM
-    (``sbuf`` / ``psum`` included) sees the memory as if each pass had run at once."""
+    matmul), as the nisa interpreter runs an iteration of a read-only loop. Their SBUF
+    operands are analysed once (:meth:`operand`) and kept while no other instruction
+    touches the SBUF bytes they were read from (as the nisa interpreter keeps a planned
+    loop's operands until a write to their buffer). :meth:`memory` is every other
+    instruction's access to on-chip memory: it runs the deferred passes first and
+    forgets the analysed operands read from the bytes it touches, so every reader and
+    writer of SBUF / PSUM (``sbuf`` / ``psum`` included) sees the memory as if each pass
+    had run at once, and no operand outlives a change of its bytes."""
 
     def __init__(self) -> None:
         self._memories: dict[bir.Memory, np.ndarray] = {}
         self._pending: list[PePass] = []
         self._moving: PeOperand | None = None
         self._operands: dict[tuple[Any, ...], PeOperand] = {}
+        # per analysed operand, the SBUF granules it read (bit g: bytes [64 g, 64 g + 64)
+        # of any partition), and their union
+        self._granules: dict[tuple[Any, ...], int] = {}
+        self._read: int = 0
 
     def array(self, memory: bir.Memory, used: int | None = None) -> np.ndarray:
         """The memory's array as it is (deferred passes not run), holding at least the
@@ -175,24 +183,60 @@ class Machine:
         self._memories[memory] = grown
         return grown
 
-    def memory(self, memory: bir.Memory, used: int | None = None) -> np.ndarray:
-        """The memory's array, for an instruction other than a matmul: the deferred passes
-        are run first, and the analysed operands forgotten (SBUF may change now)."""
+    def memory(
+        self, memory: bir.Memory, used: int | None = None, span: tuple[int, int] | None = None
+    ) -> np.ndarray:
+        """The memory's array, for an instruction other than a matmul, which may read and
+        write the bytes ``span`` = ``[low, high)`` of any of its partitions (``None``: any
+        byte). The deferred passes are run first; an SBUF access forgets the analysed
+        operands read from bytes in ``span`` (they may change now). Matmul operands are
+        in SBUF (the verifier's rule), so a PSUM access forgets none."""
         self.flush()
-        if self._operands:
-            self._operands.clear()
+        if self._operands and memory == bir.Memory.SBUF:
+            self._forget(span)
         return self.array(memory, used)
 
-    def operand(self, key: tuple[Any, ...], analyse: Callable[[], PeOperand]) -> PeOperand:
+    def _forget(self, span: tuple[int, int] | None) -> None:
+        """Forget the analysed operands that read SBUF bytes in ``span`` (all: ``None``),
+        to the granule (:data:`_GRANULE`: an operand within the same granules as
+        ``span`` but not its bytes is forgotten too). Most accesses touch no operand's
+        granules: one integer AND against their union tells."""
+        if span is None:
+            self._operands.clear()
+            self._granules.clear()
+            self._read = 0
+            return
+        touched = _granules(*span)
+        if not touched & self._read:
+            return
+        granules = self._granules
+        for key in [key for key, read in granules.items() if read & touched]:
+            del self._operands[key], granules[key]
+        self._read = 0
+        for read in granules.values():
+            self._read |= read
+
+    def operand(
+        self,
+        key: tuple[Any, ...],
+        analyse: Callable[[], PeOperand],
+        spans: tuple[tuple[int, int], ...],
+    ) -> PeOperand:
         """``analyse()``, or the operand analysed for the same ``key`` (the patterns read,
-        by value, and their run-time positions) since the last on-chip access of another
-        instruction: one object, so passes that share it can share a batch."""
+        by value, and their run-time positions) while no other instruction touched the
+        SBUF bytes ``spans`` (``[low, high)`` of any partition) it reads: one object, so
+        passes that share it can share a batch."""
         known = self._operands.get(key)
         if known is not None:
             return known
         if len(self._operands) >= _OPERANDS_MAX:
-            self._operands.clear()
+            self._forget(None)
         operand = self._operands[key] = analyse()
+        read = 0
+        for low, high in spans:
+            read |= _granules(low, high)
+        self._granules[key] = read
+        self._read |= read
         return operand
 
     def defer(self, dst: np.ndarray, stationary: PeOperand, moving: PeOperand, acc: bool) -> None:
@@ -214,6 +258,8 @@ class Machine:
 
     @property
     def sbuf(self) -> np.ndarray:
+        """SBUF after the deferred passes; every analysed operand forgotten (the caller
+        may write any byte)."""
         return self.memory(bir.Memory.SBUF)
 
     @property
@@ -226,6 +272,19 @@ _FILL = 16384
 
 _OPERANDS_MAX = 64
 """Analysed matmul operands a core keeps at most (cleared when reached)."""
+
+_GRANULE = 64
+"""Bytes per partition of one granule of SBUF: :class:`Machine` tracks which bytes its
+analysed operands read, and which an instruction touches, to the granule."""
+
+
+def _granules(low: int, high: int) -> int:
+    """The granules holding bytes ``[low, high)`` as the bits of an integer (bit ``g``:
+    bytes ``[g * _GRANULE, (g + 1) * _GRANULE)``); 0 when the range is empty."""
+    if high <= low:
+        return 0
+    first, last = low // _GRANULE, (high - 1) // _GRANULE
+    return ((1 << (last - first + 1)) - 1) << first
 
 
 def machine(interpreter: Interpreter) -> Machine:
@@ -481,8 +540,12 @@ def _region(
     if f.memory == bir.Memory.HBM:
         return Region(op, role, ap, hbm_bytes(op, tensor), byte_offset=moved_bytes)
     core = machine(interpreter)
-    used = f.off + moved_bytes + f.high
-    memory = core.array(f.memory, used) if matmul else core.memory(f.memory, used)
+    start = f.off + moved_bytes
+    used = start + f.high
+    if matmul:
+        memory = core.array(f.memory, used)
+    else:  # what the instruction may touch through the pattern: [low, high) of its bytes
+        memory = core.memory(f.memory, used, (start + f.low, used))
     return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes, core)
 
 
@@ -738,16 +801,13 @@ def quantize_mx_tile(
     return data, scale
 
 
+@cache
 def scale_rows_of(partitions: int) -> np.ndarray:
-    """Partitions (relative to the scale pattern) of scale rows ``0 .. P/8 - 1``."""
-    return scale_row_slot(np.arange(partitions // bir.MX_BLOCK_PARTITIONS))
-
-
-def mx_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> np.ndarray:
-    """x4 matmul data ``[P, F]`` with its scale rows ``[P/8, F]`` dequantized to f32
-    ``[F, 4P]``, contraction index ``k = 4p + q`` (the nisa interpreter's order)."""
-    containers = data.astype(np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32)
-    return mx_matmul_operand(containers, scale_rows, MX_FORMATS[dtype])
+    """Partitions (relative to the scale pattern) of scale rows ``0 .. P/8 - 1``
+    (one read-only array per ``partitions``: every MX operand and quantize reads it)."""
+    rows = scale_row_slot(np.arange(partitions // bir.MX_BLOCK_PARTITIONS))
+    rows.flags.writeable = False
+    return rows
 
 
 def _matmul(
@@ -787,13 +847,20 @@ def _matmul(
 
 
 def mx_pe_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> PeOperand:
-    """:func:`mx_operand` as a PE operand ``[4P, F]`` (float64 values): they are the
-    element format's codes times a power of two, so they carry its significand bits
-    (the certificate's precision, as the nisa interpreter's ``nc_matmul_mx``)."""
-    fmt = MX_FORMATS[dtype]
-    containers = data.astype(np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32)
-    values = mx_matmul_operand(containers, scale_rows, fmt, dtype=np.float64)
-    return pe_operand(values.T, precision=fmt.info.mantissa_bits + 1)
+    """x4 matmul data ``[P, F]`` (``dtype``'s containers) with its E8M0 scale rows
+    ``[P/8, F]`` as a PE operand ``[4P, F]``: :func:`mxdsl.numerics.matmul.mx_pe_operand`,
+    the nisa interpreter's ``nc_matmul_mx`` operand. Its values are the fp32
+    dequantized elements held as float64 (the element format's codes times a power of
+    two: they carry its significand bits, the certificate's precision); its contraction
+    index is **lane-major**, ``k' = qP + p`` for partition ``p`` and lane ``q``, not
+    the documented ``k = 4p + q``. A PE pass is an exact sum (no order of K is part of
+    it), so a pass between two operands of this function is bit for bit the pass of
+    ``k = 4p + q``: both operands of every ``matmult_mx`` come from here, never mixed
+    with another order."""
+    containers = np.ascontiguousarray(
+        data, dtype=np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32
+    )
+    return numerics_mx_pe_operand(containers, scale_rows, MX_FORMATS[dtype])
 
 
 def _check_bank(dst: Region) -> None:
@@ -870,6 +937,8 @@ class BirFunctions(InterpreterFunctions):
                 f"{bound}) (oob_mode error; use oob_mode skip to drop such rows)",
             )
         indexed, direct = (dst, src) if op.scatter is not None else (src, dst)
+        if indexed.f.memory != bir.Memory.HBM:  # its indices may reach past its pattern
+            machine(interpreter).memory(indexed.f.memory)
         dim = op.indirect_dim.value.data
         if _indirect_elements(indexed, direct, dim, index, valid):
             return ()
@@ -982,7 +1051,9 @@ class BirFunctions(InterpreterFunctions):
             key = ("pe", ap.key, region.p0, region.byte_offset)
             # widened to float64 exactly (as to_f32 then float64 would), its dtype kept
             # for the certificate (nisa's nc_matmul does the same)
-            return core.operand(key, lambda: pe_operand(region.read(), _as_f64))
+            return core.operand(
+                key, lambda: pe_operand(region.read(), _as_f64), (region.bounds(0),)
+            )
 
         lhs = operand("stationary", op.stationary)
         rhs = operand("moving", op.moving)
@@ -1013,11 +1084,12 @@ class BirFunctions(InterpreterFunctions):
                 scale.p0,
                 scale.byte_offset,
             )
-            return core.operand(key, analyse)
+            return core.operand(key, analyse, (data.bounds(0), scale.bounds(0)))
 
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
-        # [M, 4P] x [4P, N], k = 4p + q (the nisa interpreter's order), one PE pass.
+        # [M, 4P] x [4P, N]: the products of k = 4p + q, one PE pass (an exact sum), so
+        # both operands are read lane-major (k' = qP + p: mx_pe_operand), the same bits.
         dst = _region(interpreter, op, "dst", op.dst, runtime=rt, matmul=True)
         _matmul(core, dst, lhs, rhs, op.accumulate is not None)
         return ()
@@ -1207,7 +1279,6 @@ __all__ = [
     "cast_values",
     "logical_values",
     "machine",
-    "mx_operand",
     "numpy_dtype",
     "quantize_mx_tile",
 ]

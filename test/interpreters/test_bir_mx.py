@@ -320,3 +320,50 @@ def test_quantize_then_matmult_mx_agrees_with_nisa():
     bir_out = _matmult_mx_bir(a_data, a_scale, b_data, b_scale, 8, 8)
     nisa_out = _matmult_mx_nisa(na_data, na_scale, nb_data, nb_scale, 8, 8)
     np.testing.assert_array_equal(bir_out.view(np.uint32), nisa_out.view(np.uint32))
+
+
+@pytest.mark.parametrize("code", [8, 9, 2])
+@pytest.mark.parametrize("special", ["none", "nan_code", "scale_255"])
+def test_mx_pe_operand_is_lane_major(code, special):
+    """bir's MX PE operand: row ``qP + p`` is lane ``q`` of partition ``p`` dequantized
+    (plain numpy), its all-zero columns found, with an Inf / NaN code or an E8M0 255 too
+    (the numerics' tile path) and from a strided container array."""
+    from mxdsl.dialects.bir import Dtype
+    from mxdsl.interpreters.bir import mx_pe_operand
+
+    p, f = 64, 12
+    words, scale = _random_mx(p, 2 * f, code)
+    words = words[:, ::2]  # strided, as a pattern read may give
+    scale = scale[:, ::2]
+    words[:, 3] = 0  # an all-zero column
+    if special == "nan_code":
+        words[5, 7] = (words[5, 7] | 0xFFFF) if code == 2 else (words[5, 7] | 0xFF)
+    elif special == "scale_255":
+        scale[32, 9] = 255  # scale row 4 (partitions 32..39)
+    slots = (np.arange(p // 8) & 3) + 32 * (np.arange(p // 8) >> 2)
+    dtype = {8: Dtype.FLOAT8_E4M3FN_X4, 9: Dtype.FLOAT8_E5M2_X4, 2: Dtype.FLOAT4_E2M1FN_X4}[code]
+    data = words.astype(np.uint16) if code == 2 else words
+    operand = mx_pe_operand(data, dtype, scale[slots])
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = _dequantize_numpy(np.ascontiguousarray(words), scale, code)  # [P, F, 4]
+        if special == "scale_255":
+            expected[32:40, 9, :] = np.nan
+    lane_major = expected.transpose(2, 0, 1).reshape(4 * p, f)
+    np.testing.assert_array_equal(operand.tile, lane_major)
+    zero = np.zeros(f, bool)
+    zero[operand.zero_columns] = True
+    np.testing.assert_array_equal(zero, ~np.any(lane_major != 0, axis=0))
+    assert operand.precision == X4[code][1].info.mantissa_bits + 1
+
+
+def test_scale_rows_of_is_the_quadrant_layout_read_only():
+    """Scale row i sits at partition (i & 3) + 32 * (i >> 2); the cached array is
+    read-only (it is shared by every caller)."""
+    from mxdsl.interpreters.bir import scale_rows_of
+
+    np.testing.assert_array_equal(scale_rows_of(32), [0, 1, 2, 3])
+    np.testing.assert_array_equal(
+        scale_rows_of(128), [0, 1, 2, 3, 32, 33, 34, 35, 64, 65, 66, 67, 96, 97, 98, 99]
+    )
+    assert scale_rows_of(128) is scale_rows_of(128)
+    assert not scale_rows_of(128).flags.writeable

@@ -626,3 +626,89 @@ def test_deferred_matmuls_batch_see_sbuf_writes_and_flush_for_psum_readers():
     psum = machine(interp).psum
     second = psum[:m, 2048 : 2048 + 4 * n].copy().view(np.float32)
     np.testing.assert_array_equal(second, a.T @ c2)
+
+
+def test_analysed_operands_kept_until_their_sbuf_bytes_are_touched(monkeypatch):
+    """A matmul operand is analysed once and kept while other instructions touch other
+    SBUF bytes (a write elsewhere, PSUM reads) and analysed anew once one touches its own
+    bytes, even a single column: the second matmul sees the new stationary and the kept
+    moving tile. Small integers, so numpy's products are exact."""
+    import mxdsl.interpreters.bir as bir_interp
+
+    analysed: list[tuple[int, ...]] = []
+    pe_operand = bir_interp.pe_operand
+
+    def counting(tile, *rest):
+        analysed.append(tile.shape)
+        return pe_operand(tile, *rest)
+
+    monkeypatch.setattr(bir_interp, "pe_operand", counting)
+    k, m, n = 16, 8, 4
+    a = RNG.integers(-8, 8, (k, m)).astype(np.float32)
+    c = RNG.integers(-8, 8, (k, n)).astype(np.float32)
+    out = np.zeros((2, m, n), np.float32)
+    ta, tc, to = mt(f"{k}x{m}", "f32"), mt(f"{k}x{n}", "f32"), mt(f"2x{m}x{n}", "f32")
+    sa, sc = sb(k, f"[[1, {m}]]", F32), sb(k, f"[[1, {n}]]", F32, off=128)
+    column = sb(k, "[[1, 1]]", F32, off=12)  # column 3 of the stationary tile
+    dst, dst2 = ps(m, f"[[1, {n}]]", F32), ps(m, f"[[1, {n}]]", F32, off=2048)
+    res, res2 = sb(m, f"[[1, {n}]]", F32, off=512), sb(m, f"[[1, {n}]]", F32, off=576)
+    body = (
+        load(sa, hb(f"[[{m}, {k}], [1, {m}]]", F32), "a", ta)
+        + load(sc, hb(f"[[{n}, {k}], [1, {n}]]", F32), "c", tc)
+        + f"  bir.matmult {dst}, {sa}, {sc}\n"
+        + f"  bir.tensor_copy {res}, {dst}\n"  # reads psum, writes other sbuf bytes
+        + f"  bir.memset {column}, 2.0\n"  # the stationary's bytes: analysed anew
+        + f"  bir.matmult {dst2}, {sa}, {sc}\n"  # the moving tile kept
+        + f"  bir.tensor_copy {res2}, {dst2}\n"
+        + store(hb(f"[[{n}, {m}], [1, {n}]]", F32), "out", to, res)
+        + store(hb(f"[[{n}, {m}], [1, {n}]]", F32, off=4 * m * n), "out", to, res2)
+    )
+    run(body, f"%a: {ta}, %c: {tc}, %out: {to}", a, c, out)
+    a2 = a.copy()
+    a2[:, 3] = 2.0
+    np.testing.assert_array_equal(out[0], a.T @ c)
+    np.testing.assert_array_equal(out[1], a2.T @ c)
+    assert analysed == [(k, m), (k, n), (k, m)]
+
+
+def test_machine_forgets_operands_by_granule():
+    """``Machine.memory``: an SBUF access forgets the operands read from the granules
+    (64 bytes of a partition) it touches, a PSUM access none, ``sbuf`` all."""
+    from mxdsl.dialects.bir import Memory
+    from mxdsl.interpreters.bir import Machine, _granules  # pyright: ignore[reportPrivateUsage]
+    from mxdsl.numerics.matmul import pe_operand
+
+    assert _granules(0, 64) == 0b1
+    assert _granules(63, 65) == 0b11
+    assert _granules(128, 320) == 0b11100
+    assert _granules(5, 5) == 0
+    core = Machine()
+    calls: list[str] = []
+
+    def analyse(name: str):
+        def run():
+            calls.append(name)
+            return pe_operand(np.ones((2, 2), np.float32))
+
+        return run
+
+    def both():
+        core.operand(("a",), analyse("a"), ((0, 32), (1024, 1040)))  # granules 0 and 16
+        core.operand(("b",), analyse("b"), ((256, 512),))  # granules 4..7
+
+    both()
+    both()
+    assert calls == ["a", "b"]
+    core.memory(Memory.SBUF, span=(64, 256))  # granules 1..3: neither
+    core.memory(Memory.PSUM, span=(0, 4096))
+    both()
+    assert calls == ["a", "b"]
+    core.memory(Memory.SBUF, span=(1060, 1061))  # granule 16 (not a's bytes): a
+    both()
+    assert calls == ["a", "b", "a"]
+    core.memory(Memory.SBUF, span=(500, 600))  # b
+    both()
+    assert calls == ["a", "b", "a", "b"]
+    core.sbuf  # noqa: B018 (the property's access forgets every operand)
+    both()
+    assert calls == ["a", "b", "a", "b", "a", "b"]
