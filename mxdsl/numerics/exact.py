@@ -521,7 +521,7 @@ def _margin_bits(log: int) -> np.ndarray:
     (``log = ceil(log2 c)`` is far below 396). An infinite or NaN sum (whose ``top`` may
     be the all-ones exponent's, or more from a float64 tile) gives infinite or NaN ends
     whatever the pattern: kept, or settled by :func:`_settle`, which keeps it."""
-    biased = (2 * log + 3 - FLOAT64_BITS + 1023) << 52
+    biased = (2 * log + 3 - 52 + 1023) << 52
     bits = np.array([[biased - (1 << 63)], [biased]], dtype=np.int64)
     bits.flags.writeable = False
     return bits

@@ -89,6 +89,33 @@ def test_adversarial_sums_through_the_pass():
     np.testing.assert_array_equal(bits(dst), expected)
 
 
+def test_a_pass_whose_doubtful_outputs_all_snap():
+    """Three rows and columns on disjoint K ranges (so the off-diagonal outputs have only
+    zero products): one output of -0 products alone, two exact fp32 midpoints. Every
+    output is doubtful and snaps to its grid in one go; each is the exact sum rounded
+    once (the -0 sum becomes +0)."""
+    lhs = np.zeros((3, K))
+    rhs = np.zeros((K, 3))
+    plants = [
+        ([-1.0, -(2.0**-30), 0.0, 0.0], [0.0, 0.0, -1.0, -(2.0**-30)]),
+        ([1.0, 2.0**-12], [1.0, 2.0**-12]),
+        ([1.0, 3.0 * 2.0**-12], [1.0, 2.0**-12]),
+    ]
+    for n, (a, b) in enumerate(plants):
+        lhs[n, 4 * n : 4 * n + len(a)] = a
+        rhs[4 * n : 4 * n + len(b), n] = b
+    lhs[:, K - 1] = 2.0**-40  # wide rows and columns; their products are all 0
+    rhs[K - 2, :] = -(2.0**-37)
+    expected = bits(exact_pass(lhs, rhs))
+    assert expected[0, 0] == 0
+    assert expected[2, 2] == bits(np.float32(1.0 + 2.0**-22))
+    np.testing.assert_array_equal(bits(pe_pass(lhs, rhs)), expected)
+    dst = np.empty((3, 3), dtype=np.float32)
+    stationary = pe_operand(np.ascontiguousarray(lhs.T).astype(BF16))
+    pe_passes_into(pe_operand(rhs.astype(BF16)), [PePass(dst, stationary, False)])
+    np.testing.assert_array_equal(bits(dst), expected)
+
+
 @pytest.mark.parametrize("scale", [1.0, 2.0**-60, 2.0**56])
 def test_no_floating_point_flag_escapes(scale: float):
     """``fix_uncertified`` called outside any ``np.errstate`` with overflow, invalid and
@@ -119,12 +146,14 @@ def test_exponent_screen_matches_its_definition():
     """``_exponent_doubt`` flags exactly the sums whose ends ``s -+ 2**(t + 2 log - 49)``
     (formed with ``np.ldexp``) round to different fp32 bit patterns: at the extreme
     ``top_i + top_j`` of fp32 values, at exact fp32 midpoints and values, around zero,
-    and for infinite and NaN sums (never doubtful)."""
+    and off a midpoint by 0.75 and 1.5 times the margin ``2**-41`` (``top_i + top_j = 0``:
+    doubtful, not doubtful), for infinite and NaN sums (never doubtful)."""
     log = 4
-    tops = np.array([-298, -298, 254, 254, 0, 0, 0, 0, 0, -30, 10, 10, 10])
+    tops = np.array([-298, -298, 254, 254, 0, 0, 0, 0, 0, -30, 10, 10, 10, 0, 0])
     sums = np.array(
         [2.0**-290, 0.0, 2.0**300, 2.0**200, 1.0, 1.0 + 2.0**-24, 1.0 + 2.0**-30, 0.0, -0.0]
         + [2.0**-20, np.inf, -np.inf, np.nan]
+        + [1.0 + 2.0**-24 + 3.0 * 2.0**-43, 1.0 + 2.0**-24 + 3.0 * 2.0**-42]
     )
     with np.errstate(over="ignore"):
         got = _exponent_doubt(sums, tops, log)
@@ -133,14 +162,14 @@ def test_exponent_screen_matches_its_definition():
         above = (sums + margin).astype(np.float32).view(np.uint32)
     want = np.flatnonzero(below != above)
     np.testing.assert_array_equal(got, want)
-    assert {1, 5, 7, 8} <= set(want.tolist())  # a zero and a midpoint are doubtful
-    assert not {4, 10, 11, 12} & set(want.tolist())  # an fp32 value, inf and NaN are not
+    assert {1, 5, 7, 8, 13} <= set(want.tolist())  # zeros, at and near a midpoint
+    assert not {4, 10, 11, 12, 14} & set(want.tolist())  # fp32 value, inf, NaN, far off
 
 
 def test_settle_keeps_non_finite_sums_and_snaps_zeros():
     """``_settle`` on a non-finite sum keeps it (NaN and inf absorb); an output whose
-    products are all -0 (a float64 sum of -0) becomes +0; a near-tie is snapped; a
-    cancellation takes the exact path."""
+    products are all -0 (a float64 sum of -0) becomes +0, whether or not every output
+    snaps; a near-tie is snapped; a cancellation takes the exact path."""
     products = np.array(
         [
             [np.inf, 1.0, 0.0],
@@ -160,3 +189,10 @@ def test_settle_keeps_non_finite_sums_and_snaps_zeros():
     assert not np.signbit(out[0, 2])
     assert out[0, 3] == 1.0 + 2.0**-24  # exact: rounds to even in the fp32 cast
     assert out[0, 4] == 1.0
+    out = np.array([[-0.0, 1.0 + 2.0**-24]])  # all snap: the -0 sum still becomes +0
+    products = np.array([[-0.0, -0.0], [1.0, 2.0**-24]])
+    index = (np.zeros(2, dtype=np.int64), np.arange(2))
+    assert _settle(out, products, index, 1, out[index].copy()) == 0
+    assert out[0, 0] == 0.0
+    assert not np.signbit(out[0, 0])
+    assert out[0, 1] == 1.0 + 2.0**-24
