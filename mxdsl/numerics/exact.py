@@ -547,24 +547,32 @@ def _settle(
     inf absorb, and these products cannot overflow float64). Returns how many took the
     exact path.
 
-    ``grid`` is ``2**(e + log - 51)`` with ``S = m * 2**e``, ``0.5 <= m < 1``
-    (``np.frexp``): for ``S > 0`` that is ``2 * 2**frexp(bound)``'s exponent, since
-    ``S`` (at least the smallest nonzero product, ``2**-298``) times ``2**(log - 52)`` is
-    an exact, normal float64; for ``S = 0`` every product is a zero and any finite
-    nonzero grid snaps the sum (a zero) to +0. ``bound`` itself is formed only for the
-    outputs the grid does not settle."""
-    finite = np.isfinite(sums)
-    if not finite.all():  # NaN and inf absorb: right in any order
-        index, products, sums = tuple(i[finite] for i in index), products[finite], sums[finite]
+    ``grid`` is ``2**(E + log - 50)``, ``2**E <= S < 2**(E + 1)``, formed by adding
+    ``log - 50`` to the exponent field of ``S``'s bit pattern (its significand bits
+    cleared): for ``S > 0`` that is the power of two above ``2 * bound``, since ``S`` (at
+    least the smallest nonzero product, ``2**-298``, at most ``2**(256 + log)``) times
+    ``2**(log - 52)`` is an exact, normal float64 and the field stays normal. Two other
+    cases need no test of their own:
+
+    * ``S = 0``: every product is a zero; the pattern is that of a finite negative
+      number, and any finite nonzero grid snaps a zero sum to +0 (``(+-0 / g) * g`` is a
+      zero, ``+ 0.0`` makes it +0).
+    * a NaN or infinite sum: its products hold a NaN or an infinity (finite products
+      cannot overflow float64), so ``S`` is NaN or inf, whose all-ones exponent field
+      gives the finite ``grid = 2**(974 + log)``; snapping then leaves an infinite sum as
+      it is and a NaN a NaN (NaN comes out canonical downstream). Where it does not snap
+      the sum is kept, as any non-finite sum (NaN and inf absorb: right in any order).
+
+    ``bound`` itself is formed only for the outputs the grid does not settle."""
     magnitude = np.abs(products).sum(axis=-1)
-    grid = np.ldexp(1.0, np.frexp(magnitude)[1] + (log - 51))
+    grid = ((magnitude.view(np.int64) & _EXPONENT_FIELD) + ((log - 50) << 52)).view(np.float64)
     multiples = products / grid[:, None]
     snaps = (np.rint(multiples) == multiples).all(axis=-1)
     if snaps.all():  # the common case: no subsets to take
         out[index] = np.rint(sums / grid) * grid + 0.0
         return 0
     out[tuple(i[snaps] for i in index)] = np.rint(sums[snaps] / grid[snaps]) * grid[snaps] + 0.0
-    doubt = ~snaps
+    doubt = ~snaps & np.isfinite(sums)  # NaN and inf absorb: right in any order
     bound = np.ldexp(magnitude[doubt], log - 52)
     doubt[doubt] = ~rounds_safely(sums[doubt], bound)
     count = int(np.count_nonzero(doubt))
@@ -572,6 +580,10 @@ def _settle(
     if count:
         out[tuple(i[doubt] for i in index)] = round_exact_sum(products[doubt])
     return count
+
+
+_EXPONENT_FIELD = 0x7FF0_0000_0000_0000
+"""A float64 bit pattern's exponent field."""
 
 
 def _pair_tops(

@@ -169,7 +169,8 @@ def test_exponent_screen_matches_its_definition():
 def test_settle_keeps_non_finite_sums_and_snaps_zeros():
     """``_settle`` on a non-finite sum keeps it (NaN and inf absorb); an output whose
     products are all -0 (a float64 sum of -0) becomes +0, whether or not every output
-    snaps; a near-tie is snapped; a cancellation takes the exact path."""
+    snaps; an infinite sum whose other products are zeros snaps to itself; a near-tie is
+    snapped; a cancellation takes the exact path."""
     products = np.array(
         [
             [np.inf, 1.0, 0.0],
@@ -196,3 +197,8 @@ def test_settle_keeps_non_finite_sums_and_snaps_zeros():
     assert out[0, 0] == 0.0
     assert not np.signbit(out[0, 0])
     assert out[0, 1] == 1.0 + 2.0**-24
+    out = np.array([[np.inf, 1.0 + 2.0**-24, -np.inf]])  # infinities among snapping sums
+    products = np.array([[np.inf, 0.0], [1.0, 2.0**-24], [-np.inf, -0.0]])
+    index = (np.zeros(3, dtype=np.int64), np.arange(3))
+    assert _settle(out, products, index, 1, out[index].copy()) == 0
+    np.testing.assert_array_equal(out, [[np.inf, 1.0 + 2.0**-24, -np.inf]])
