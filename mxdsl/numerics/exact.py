@@ -460,8 +460,9 @@ def _fix_pass(
     if may_overflow(rows, columns, lhs.shape[-1]):
         with np.errstate(over="ignore", invalid="ignore"):
             doubt = _exponent_doubt(sums, tops, log)
-    else:  # no flag: every top_i + top_j is below 126 (may_overflow), so the margins
-        # are finite and below 2**90, every finite sum below 2**127: no end overflows fp32
+    else:  # no flag: every top_i + top_j is at most 125 - log (may_overflow), so the
+        # margins are normal and at most 2**(76 + log), every finite sum at most 2**127:
+        # no end reaches 2**128 - 2**103 (log < 26)
         doubt = _exponent_doubt(sums, tops, log)
     if doubt.size == 0:
         return 0
@@ -495,13 +496,14 @@ def _exponent_doubt(sums: np.ndarray, tops: np.ndarray, log: int) -> np.ndarray:
     ``gamma(c - 1) * c * 2**(top_i + top_j + 2) < 2**(2 log + top_i + top_j + 2 - 52)``;
     as in :func:`rounds_safely`, a sum is settled when both ends of the interval twice
     that wide, ``sums -+ m`` with ``m = 2**(tops + 2 log + 3 - 52)``, round to the same
-    fp32 bit pattern (NaN and inf sums are their own ends: settled). The ends are formed
-    in one add of ``[-m, m]`` (:func:`_margin_bits`); ``s + (-m)`` is ``s - m``.
+    fp32 bit pattern (NaN and inf sums are their own ends where the margin is finite:
+    settled). The ends are formed in one add of ``[-m, m]`` (:func:`_margin_bits`);
+    ``s + (-m)`` is ``s - m``.
 
-    Only the fp32 cast of a finite end at or beyond ``2**128 - 2**103`` can raise a
-    floating-point flag (overflow; inf - x, NaN + x and their casts raise none, and the
-    margins are finite, see :func:`_margin_bits`): callers that may meet such sums
-    silence it."""
+    With finite margins (every ``top`` within -149 .. 128), only the fp32 cast of a
+    finite end at or beyond ``2**128 - 2**103`` can raise a floating-point flag
+    (overflow; inf - x, NaN + x and their casts raise none): callers that may meet such
+    sums or larger ``top``s silence it."""
     ends = sums + ((tops << 52) + _margin_bits(log)).view(np.float64)
     bits = ends.astype(_F32).view(np.uint32)
     return np.nonzero(bits[0] != bits[1])[0]
