@@ -275,7 +275,7 @@ def failing_pairs(
     if wide_rows.size == 0 or wide_columns.size == 0:
         return wide_rows[:0], wide_columns[:0]
     if wide_rows.size * wide_columns.size <= _CROSS_AT_MOST:
-        fails = row_width[wide_rows, None] + column_width[None, wide_columns] > limit
+        fails = np.add.outer(row_width[wide_rows], column_width[wide_columns]) > limit
         i, j = np.nonzero(fails)
         return wide_rows[i], wide_columns[j]
     widths = column_width[wide_columns]
@@ -430,12 +430,12 @@ def fix_uncertified(
     if len(index) != out.ndim:  # the bits broadcast over batch dims of the outputs
         index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
     log = min(rows.log, columns.log)
-    index = _doubtful(out, rows, columns, index, log)
+    index, sums = _doubtful(out, rows, columns, index, log)
     if index[0].size == 0:
         return 0
     if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
         return _fix_by_pieces(out, lhs, rhs, index)
-    return _settle(out, _pair_products(lhs, rhs, index, out.shape), index, log)
+    return _settle(out, _pair_products(lhs, rhs, index, out.shape), index, log, sums)
 
 
 def _fix_pass(
@@ -443,19 +443,34 @@ def _fix_pass(
 ) -> int:
     """:func:`fix_uncertified` for one pass (2-D operands and outputs) in few numpy
     calls: the failing pairs (:func:`failing_pairs`) screened by the exponent bound
-    (:func:`_doubtful`), then the doubtful few settled from their products."""
+    (:func:`_exponent_doubt`, on the sums gathered once), then the doubtful few settled
+    from their products (:func:`_settle`, handed the sums already gathered). The
+    products are gathered as ``lhs.T.take(i, axis=1) * rhs.take(j, axis=1)`` (``[K, n]``,
+    read through its transpose): the same values as ``lhs[i] * rhs.T[j]``, through
+    ``take``'s faster copy along the operands' rows (the kernel's ``lhs`` is a transposed
+    view, ``rhs`` C-contiguous)."""
     log = min(rows.log, columns.log)
-    pairs = failing_pairs(
+    i, j = failing_pairs(
         rows.width, columns.width, FLOAT64_BITS - 2 - log, rows.widest, columns.widest
     )
-    if pairs[0].size == 0:
+    if i.size == 0:
         return 0
-    index = _doubtful(out, rows, columns, pairs, log)
-    if index[0].size == 0:
+    sums = out[i, j]
+    tops = rows.top[i] + columns.top[j]
+    if may_overflow(rows, columns, lhs.shape[-1]):
+        with np.errstate(over="ignore", invalid="ignore"):
+            doubt = _exponent_doubt(sums, tops, log)
+    else:  # no flag: every top_i + top_j is at most 125 - log (may_overflow), so the
+        # margins are normal and at most 2**(76 + log), every finite sum at most 2**127:
+        # no end reaches 2**128 - 2**103 (log < 26)
+        doubt = _exponent_doubt(sums, tops, log)
+    if doubt.size == 0:
         return 0
-    if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
-        return _fix_by_pieces(out, lhs, rhs, index)
-    return _settle(out, lhs[index[0]] * rhs.T[index[1]], index, log)
+    i, j, sums = i[doubt], j[doubt], sums[doubt]
+    if i.size * lhs.shape[-1] >= _PIECES_FROM:
+        return _fix_by_pieces(out, lhs, rhs, (i, j))
+    products = lhs.T.take(i, axis=1) * rhs.take(j, axis=1)
+    return _settle(out, products.T, (i, j), log, sums)
 
 
 def _doubtful(
@@ -464,47 +479,113 @@ def _doubtful(
     columns: ColumnBits,
     index: tuple[np.ndarray, ...],
     log: int,
-) -> tuple[np.ndarray, ...]:
-    """Those outputs at ``index`` whose fp32 rounding an error bound from the exponents
-    alone does not settle: any order of ``c - 1`` float64 additions of ``c`` products
-    below ``2**(top_i + top_j + 2)`` is off by at most
-    ``gamma(c - 1) * c * 2**(top_i + top_j + 2) < 2**(2 log + top_i + top_j + 2 - 52)``."""
-    tops = _pair_tops(rows, columns, index, out.shape)
-    (doubt,) = np.nonzero(~rounds_safely(out[index], np.ldexp(1.0, tops + (2 * log + 2 - 52))))
-    return tuple(i[doubt] for i in index)
-
-
-def _settle(out: np.ndarray, products: np.ndarray, index: tuple[np.ndarray, ...], log: int) -> int:
-    """Settle the outputs at ``index`` from their ``products [n, K]``. Their float64 sums
-    are off by at most ``gamma(c - 1) * sum |p|``; the float64 sum of the ``|p|`` being
-    within a factor ``1 + gamma(c - 1)`` of the exact one, ``2**(log - 52)`` times it
-    bounds the error (``bound``). Let ``grid`` be the power of two just above twice the
-    bound: where every product is a multiple of the grid, so is the exact sum, and it is
-    the float64 sum snapped to the grid (the nearest multiple is less than half a step
-    away; dividing and multiplying by a power of two is exact; + 0.0 makes an exact zero
-    +0). That settles the near-ties (bf16 products' sums often sit on an fp32 midpoint).
-    The rest are kept where :func:`rounds_safely` holds with ``bound``, and take the
-    exact path otherwise; non-finite sums are kept (NaN and inf absorb, and these
-    products cannot overflow float64). Returns how many took the exact path."""
+) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Those outputs at ``index`` whose fp32 rounding the error bound from the exponents
+    alone does not settle (:func:`_exponent_doubt`), and their float64 sums."""
     sums = out[index]
-    finite = np.isfinite(sums)
-    if not finite.all():  # NaN and inf absorb: right in any order
-        index, products, sums = tuple(i[finite] for i in index), products[finite], sums[finite]
-    bound = np.ldexp(np.abs(products).sum(axis=-1), log - 52)
-    grid = np.ldexp(1.0, np.frexp(bound)[1] + 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        doubt = _exponent_doubt(sums, _pair_tops(rows, columns, index, out.shape), log)
+    return tuple(i[doubt] for i in index), sums[doubt]
+
+
+def _exponent_doubt(sums: np.ndarray, tops: np.ndarray, log: int) -> np.ndarray:
+    """The positions of the float64 sums ``sums`` (of pairs whose ``top_i + top_j`` is
+    ``tops``) whose fp32 rounding the bound from the exponents alone does not settle.
+    Any order of ``c - 1`` float64 additions of ``c`` products below
+    ``2**(top_i + top_j + 2)`` is off by at most
+    ``gamma(c - 1) * c * 2**(top_i + top_j + 2) < 2**(2 log + top_i + top_j + 2 - 52)``;
+    as in :func:`rounds_safely`, a sum is settled when both ends of the interval twice
+    that wide, ``sums -+ m`` with ``m = 2**(tops + 2 log + 3 - 52)``, round to the same
+    fp32 bit pattern (NaN and inf sums are their own ends where the margin is finite:
+    settled). The ends are formed in one add of ``[-m, m]`` (:func:`_margin_bits`);
+    ``s + (-m)`` is ``s - m``.
+
+    With finite margins (every ``top`` within -149 .. 128), only the fp32 cast of a
+    finite end at or beyond ``2**128 - 2**103`` can raise a floating-point flag
+    (overflow; inf - x, NaN + x and their casts raise none): callers that may meet such
+    sums or larger ``top``s silence it."""
+    ends = sums + ((tops << 52) + _margin_bits(log)).view(np.float64)
+    bits = ends.astype(_F32).view(np.uint32)
+    return np.nonzero(bits[0] != bits[1])[0]
+
+
+@cache
+def _margin_bits(log: int) -> np.ndarray:
+    """``[[b - 2**63], [b]]`` (int64, shape ``[2, 1]``) with
+    ``b = (2 log + 3 - 52 + 1023) << 52``: adding ``tops << 52`` gives the float64 bit
+    patterns of ``-m`` and ``m``, ``m = 2**(tops + 2 log + 3 - 52)`` (:func:`_exponent_doubt`'s
+    margins), as long as the biased exponent ``tops + 2 log + 3 - 52 + 1023`` is a normal
+    one (1 .. 2046): then the pattern of ``m`` is below ``2**63`` and less ``2**63`` it
+    is the same pattern with the sign bit set. It is for every finite sum: an infinite or
+    NaN element makes every product with it, so the sum, infinite or NaN; so both
+    operand vectors of a finite sum are finite fp32 values, whose ``top`` lie within
+    -149 .. 127, putting the biased exponent within ``676 + 2 log .. 1228 + 2 log``
+    (``log = ceil(log2 c)`` is far below 396). An infinite or NaN sum (whose ``top`` may
+    be the all-ones exponent's, or more from a float64 tile) gives infinite or NaN ends
+    whatever the pattern: kept, or settled by :func:`_settle`, which keeps it."""
+    biased = (2 * log + 3 - 52 + 1023) << 52
+    bits = np.array([[biased - (1 << 63)], [biased]], dtype=np.int64)
+    bits.flags.writeable = False
+    return bits
+
+
+def _settle(
+    out: np.ndarray,
+    products: np.ndarray,
+    index: tuple[np.ndarray, ...],
+    log: int,
+    sums: np.ndarray,
+) -> int:
+    """Settle the outputs at ``index`` (their float64 sums: ``sums``) from their
+    ``products [n, K]``. Their float64 sums are off by at most ``gamma(c - 1) * sum |p|``;
+    the float64 sum ``S`` of the ``|p|`` being within a factor ``1 + gamma(c - 1)`` of
+    the exact one, ``bound = 2**(log - 52) * S`` bounds the error. Let ``grid`` be the
+    power of two just above twice the bound: where every product is a multiple of the
+    grid, so is the exact sum, and it is the float64 sum snapped to the grid (the nearest
+    multiple is less than half a step away; dividing and multiplying by a power of two is
+    exact; + 0.0 makes an exact zero +0). That settles the near-ties (bf16 products' sums
+    often sit on an fp32 midpoint). The rest are kept where :func:`rounds_safely` holds
+    with ``bound``, and take the exact path otherwise; non-finite sums are kept (NaN and
+    inf absorb, and these products cannot overflow float64). Returns how many took the
+    exact path.
+
+    ``grid`` is ``2**(E + log - 50)``, ``2**E <= S < 2**(E + 1)``, formed by adding
+    ``log - 50`` to the exponent field of ``S``'s bit pattern (its significand bits
+    cleared): for ``S > 0`` that is the power of two above ``2 * bound``, since ``S`` (at
+    least the smallest nonzero product, ``2**-298``, at most ``2**(256 + log)``) times
+    ``2**(log - 52)`` is an exact, normal float64 and the field stays normal. Two other
+    cases need no test of their own:
+
+    * ``S = 0``: every product is a zero; the pattern is that of a finite negative
+      number, and any finite nonzero grid snaps a zero sum to +0 (``(+-0 / g) * g`` is a
+      zero, ``+ 0.0`` makes it +0).
+    * a NaN or infinite sum: its products hold a NaN or an infinity (finite products
+      cannot overflow float64), so ``S`` is NaN or inf, whose all-ones exponent field
+      gives the finite ``grid = 2**(974 + log)``; snapping then leaves an infinite sum as
+      it is and a NaN a NaN (NaN comes out canonical downstream). Where it does not snap
+      the sum is kept, as any non-finite sum (NaN and inf absorb: right in any order).
+
+    ``bound`` itself is formed only for the outputs the grid does not settle."""
+    magnitude = np.abs(products).sum(axis=-1)
+    grid = ((magnitude.view(np.int64) & _EXPONENT_FIELD) + ((log - 50) << 52)).view(np.float64)
     multiples = products / grid[:, None]
     snaps = (np.rint(multiples) == multiples).all(axis=-1)
     if snaps.all():  # the common case: no subsets to take
         out[index] = np.rint(sums / grid) * grid + 0.0
         return 0
     out[tuple(i[snaps] for i in index)] = np.rint(sums[snaps] / grid[snaps]) * grid[snaps] + 0.0
-    doubt = ~snaps
-    doubt[doubt] = ~rounds_safely(sums[doubt], bound[doubt])
+    doubt = ~snaps & np.isfinite(sums)  # NaN and inf absorb: right in any order
+    bound = np.ldexp(magnitude[doubt], log - 52)
+    doubt[doubt] = ~rounds_safely(sums[doubt], bound)
     count = int(np.count_nonzero(doubt))
     EXACT_PATH.exact += count
     if count:
         out[tuple(i[doubt] for i in index)] = round_exact_sum(products[doubt])
     return count
+
+
+_EXPONENT_FIELD = 0x7FF0_0000_0000_0000
+"""A float64 bit pattern's exponent field."""
 
 
 def _pair_tops(
