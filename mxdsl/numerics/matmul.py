@@ -218,6 +218,26 @@ class PeOperand:
         return column_bits(self.widened)
 
 
+def _pe_operand(
+    tile: np.ndarray,
+    widen: Callable[[np.ndarray], np.ndarray],
+    columns: slice | np.ndarray,
+    zero_columns: slice | np.ndarray,
+    precision: int | None = None,
+    **cached: object,
+) -> PeOperand:
+    """``PeOperand(tile, widen, columns, zero_columns, precision)`` with the cached
+    properties ``cached`` (e.g. ``finite``, ``quick_bits``) known already, set as the
+    frozen dataclass and ``cached_property`` would store them, without their per-field
+    calls (a kernel makes an operand per tile)."""
+    operand = object.__new__(PeOperand)
+    operand.__dict__.update(
+        tile=tile, widen=widen, columns=columns, zero_columns=zero_columns, precision=precision
+    )
+    operand.__dict__.update(cached)
+    return operand
+
+
 def pe_operand(
     tile: np.ndarray,
     widen: Callable[[np.ndarray], np.ndarray] = _widen,
@@ -298,28 +318,38 @@ class BufferOperands:
 
     def operand(self, tile: np.ndarray, columns: slice) -> PeOperand:
         """The :class:`PeOperand` of ``tile`` (its buffer columns ``columns``, from
-        :meth:`columns_of`)."""
+        :meth:`columns_of`). Its quick bits are :meth:`~ColumnBits.packed`: a view of the
+        buffer's figures for a tile within plain chunks (they stay as they are while the
+        buffer is unchanged), a gather of its nonzero columns' otherwise."""
         key = (columns.start, columns.stop, columns.step)
         known = self.operands.get(key)
         if known is not None:
             return known
-        self._analyse(columns.start, columns.stop)
-        top, low, count, width = self._bits[:, columns]
-        plain = self._plain[
-            columns.start // ANALYSIS_CHUNK : (columns.stop - 1) // ANALYSIS_CHUNK + 1
-        ]
-        if 0 not in plain:  # the common case, without a reduction: no zero column, finite
-            dense = PeOperand(tile, self.widen, slice(0, top.size), slice(0, 0))
-            dense.__dict__["finite"] = True
-            dense.__dict__["quick_bits"] = ColumnBits.known(top, low, count, width, self._log)
-            self.operands[key] = dense
-            return dense
-        nonzero_columns = top != EMPTY_TOP  # a column of +-0 only has no top
-        nonzero, zero = _split(nonzero_columns)
-        operand = self.operands[key] = PeOperand(tile, self.widen, nonzero, zero)
-        cache = operand.__dict__  # the cached properties, from the buffer's
-        cache["finite"] = bool((top < _SPECIAL_TOP[self.flat.dtype]).all())
-        cache["quick_bits"] = ColumnBits(top[nonzero], low[nonzero], count[nonzero])
+        first, last = columns.start // ANALYSIS_CHUNK, (columns.stop - 1) // ANALYSIS_CHUNK + 1
+        if 0 in self._analysed[first:last]:
+            self._analyse(columns.start, columns.stop)
+        block = self._bits[:, columns]  # top, low, count, width
+        if 0 not in self._plain[first:last]:  # the common case, no reduction: dense, finite
+            operand = self.operands[key] = _pe_operand(
+                tile,
+                self.widen,
+                slice(0, block.shape[1]),
+                slice(0, 0),
+                finite=True,
+                quick_bits=ColumnBits.packed(block, self._log),
+            )
+            return operand
+        top = block[0]
+        nonzero, zero = _split(top != EMPTY_TOP)  # a column of +-0 only has no top
+        kept = block[:, nonzero]
+        operand = self.operands[key] = _pe_operand(
+            tile,
+            self.widen,
+            nonzero,
+            zero,
+            finite=bool((top < _SPECIAL_TOP[self.flat.dtype]).all()),
+            quick_bits=ColumnBits.packed(kept, self._log if kept.shape[1] else 0),
+        )
         return operand
 
     def _analyse(self, start: int, stop: int) -> None:
@@ -338,7 +368,11 @@ class BufferOperands:
         bits, and which of the chunks are plain (every column nonzero and finite)."""
         bits = quick_column_bits(self.flat[:, begin:end])
         assert bits is not None  # a _BUFFER_DTYPES buffer has quick bounds
-        self._bits[:, begin:end] = bits.top, bits.low, bits.count, bits.width
+        packed = bits.__dict__.get("_packed")
+        if packed is not None:
+            self._bits[:, begin:end] = packed
+        else:
+            self._bits[:, begin:end] = bits.top, bits.low, bits.count, bits.width
         special = _SPECIAL_TOP[self.flat.dtype]
         for start in range(begin, end, ANALYSIS_CHUNK):
             top = self._bits[0, start : min(start + ANALYSIS_CHUNK, end)]
