@@ -501,15 +501,50 @@ def _lhs(stationaries: Sequence[PeOperand], stacked: np.ndarray | None) -> np.nd
     """The stationaries' nonzero columns side by side in float64, ``[K, sum M]``: from
     their stack in their own 16-bit or float64 dtype (``stacked``, read already for their
     bounds, or made here when none of them is widened yet) widened at once, so no float64
-    copy of each is made; else their own widenings side by side."""
+    copy of each is made; else their own widenings side by side. A batch met again
+    (:class:`_Batch`, which :func:`_row_bits` just found or made for these stationaries)
+    keeps it, read-only, for its next passes: the same stationaries against the next
+    moving tile (a down projection's token tiles against each H chunk's weights) are
+    not stacked and widened again."""
     first = stationaries[0]
     if len(stationaries) == 1:
         return first.widened
+    batch = first.__dict__.get("_batch")
+    if batch is not None and batch.lhs is not None and batch.holds(stationaries):
+        return batch.lhs
     if stacked is None and not any("widened" in s.__dict__ for s in stationaries):
         stacked = _same_kind_stack(stationaries)
     if stacked is not None and all(s.widen is first.widen for s in stationaries):
-        return first.widen(stacked)
-    return np.concatenate([s.widened for s in stationaries], axis=1)
+        lhs = first.widen(stacked)
+    else:
+        lhs = np.concatenate([s.widened for s in stationaries], axis=1)
+    if batch is not None and batch.repeated and batch.holds(stationaries):
+        lhs.flags.writeable = False  # shared by the batch's passes: nothing may write it
+        batch.lhs = lhs
+    return lhs
+
+
+class _Batch:
+    """What the first stationary of a batch keeps for the next batch of the same
+    stationaries (the same operand objects in the same order; weak references to the
+    others, so no cycle keeps their float64 copies alive): the quick bits of their
+    nonzero columns side by side, and from the batch's second use on (``repeated``) the
+    float64 stack :func:`_lhs` makes (a batch used once keeps no float64 copy)."""
+
+    __slots__ = ("bits", "lhs", "others", "repeated")
+
+    def __init__(self, stationaries: Sequence[PeOperand], bits: ColumnBits) -> None:
+        self.others = tuple(weakref.ref(s) for s in stationaries[1:])
+        self.bits = bits
+        self.lhs: np.ndarray | None = None
+        self.repeated = False
+
+    def holds(self, stationaries: Sequence[PeOperand]) -> bool:
+        """Whether ``stationaries`` (whose first keeps this) are the batch's."""
+        others = self.others
+        return len(others) == len(stationaries) - 1 and all(
+            r() is s for r, s in zip(others, stationaries[1:], strict=True)
+        )
 
 
 def _row_bits(stationaries: Sequence[PeOperand]) -> tuple[ColumnBits, np.ndarray | None]:
@@ -518,18 +553,14 @@ def _row_bits(stationaries: Sequence[PeOperand]) -> tuple[ColumnBits, np.ndarray
     Their cost is mostly the count of numpy calls, so a batch of 16-bit or float64
     (MX) tiles not analysed yet is read as one stack: one :func:`quick_column_bits`
     instead of one per stationary, each stationary getting its own columns' part. The
-    bits are kept: the first stationary holds them (weakly referring to the others) for
-    the next batch of the same stationaries (a kernel that runs the same stationary tiles
-    against several moving tiles, as shard_on_block's down projection does once per H
-    chunk)."""
+    bits are kept: the first stationary holds them (a :class:`_Batch`) for the next
+    batch of the same stationaries (a kernel that runs the same stationary tiles against
+    several moving tiles, as the down projections do once per H chunk)."""
     first, others = stationaries[0], stationaries[1:]
-    known = first.__dict__.get("_batch_bits")
-    if (
-        known is not None
-        and len(known[0]) == len(others)
-        and all(r() is s for r, s in zip(known[0], others, strict=True))
-    ):
-        return known[1], None
+    known = first.__dict__.get("_batch")
+    if known is not None and known.holds(stationaries):
+        known.repeated = True
+        return known.bits, None
     stacked = _stacked_narrow(stationaries)
     bits = None if stacked is None else quick_column_bits(stacked, first.precision)
     if bits is None:
@@ -540,8 +571,8 @@ def _row_bits(stationaries: Sequence[PeOperand]) -> tuple[ColumnBits, np.ndarray
             count = _count(s.columns)
             s.__dict__.setdefault("quick_bits", bits.take(slice(offset, offset + count)))
             offset += count
-    if others:  # weak references: no cycle keeps the operands' float64 copies alive
-        first.__dict__["_batch_bits"] = (tuple(weakref.ref(s) for s in others), bits)
+    if others:
+        first.__dict__["_batch"] = _Batch(stationaries, bits)
     return bits, stacked
 
 
