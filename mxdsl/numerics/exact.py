@@ -193,27 +193,21 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     magnitude.min(axis=0, out=words[1])
     block = np.empty((4, width), np.int64)  # top, low, count, width
     top, low, count, spread = block
-    if words[1].all():  # no +-0: every column's smallest word is its smallest nonzero
-        _exponents(words, mantissa_bits, _exponent_offsets(bias, precision), block)
-        count.fill(k)
-        if k == 1:
-            spread.fill(NARROW)
-        else:
-            np.subtract(top, low, out=spread)
-        return ColumnBits.packed(block, ceil_log2(k))
-    (zeros,) = np.nonzero((words[1] == 0) & (words[0] != 0))
-    if zeros.size:  # columns holding a +-0 and a nonzero: their smallest nonzero word
-        rest = magnitude[:, zeros]
-        rest -= unsigned(1)  # zero wraps to the largest word: the min skips it
-        words[1, zeros] = rest.min(axis=0) + unsigned(1)
+    some_zero = not words[1].all()  # else every column's smallest word is a nonzero's
+    if some_zero:
+        (zeros,) = np.nonzero((words[1] == 0) & (words[0] != 0))
+        if zeros.size:  # columns holding a +-0 and a nonzero: their smallest nonzero word
+            rest = magnitude[:, zeros]
+            rest -= unsigned(1)  # zero wraps to the largest word: the min skips it
+            words[1, zeros] = rest.min(axis=0) + unsigned(1)
     _exponents(words, mantissa_bits, _exponent_offsets(bias, precision), block)
     count.fill(k)
     if k == 1:
         spread.fill(NARROW)
     else:
         np.subtract(top, low, out=spread)
-    empty = words[0] == 0
-    if not empty.any():
+    empty = words[0] == 0 if some_zero else None
+    if empty is None or not empty.any():
         return ColumnBits.packed(block, ceil_log2(k))
     top[empty] = EMPTY_TOP
     low[empty] = EMPTY_LOW
