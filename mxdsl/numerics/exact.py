@@ -70,7 +70,12 @@ class ColumnBits:
     """Per column of an operand ``[..., K, F]`` (the contraction along axis -2): the
     exponent of the highest (``top``) and of the lowest (``low``) set bit over its finite
     nonzero elements, and how many elements may be nonzero (``count``; an upper bound).
-    The derived figures the certificate reads are computed once per operand."""
+    The derived figures the certificate reads are computed once per operand.
+
+    Bits of one pass (1-D figures) may hold all four per-column figures as the rows of one
+    int64 array ``[4, F]`` (``top``, ``low``, ``count``, :attr:`width`; :meth:`packed`,
+    its ``_packed`` entry): :meth:`concatenate` of such bits is then one concatenation,
+    with their widths and log carried over instead of recomputed."""
 
     top: np.ndarray
     low: np.ndarray
@@ -78,8 +83,14 @@ class ColumnBits:
 
     @staticmethod
     def concatenate(parts: list[ColumnBits]) -> ColumnBits:
+        """The parts' columns side by side (each figure concatenated along the last axis;
+        :attr:`width` and :attr:`log` those the parts have: the width of a column is its
+        own, and ``ceil(log2)`` of the largest count is the largest part's)."""
         if len(parts) == 1:
             return parts[0]
+        if all("_packed" in p.__dict__ for p in parts):
+            block = np.concatenate([p.__dict__["_packed"] for p in parts], axis=1)
+            return ColumnBits.packed(block, max(p.log for p in parts))
         return ColumnBits(
             np.concatenate([p.top for p in parts], axis=-1),
             np.concatenate([p.low for p in parts], axis=-1),
@@ -92,9 +103,16 @@ class ColumnBits:
     ) -> ColumnBits:
         """Bits whose :attr:`width` and :attr:`log` the caller has at hand already (they
         must be what the properties compute)."""
-        bits = ColumnBits(top, low, count)
-        bits.__dict__.update(width=width, log=log)  # what the cached properties hold
-        return bits
+        return _column_bits(top=top, low=low, count=count, width=width, log=log)
+
+    @staticmethod
+    def packed(block: np.ndarray, log: int) -> ColumnBits:
+        """The bits of one pass held as one int64 array ``[4, F]``: rows ``top``, ``low``,
+        ``count`` and :attr:`width`, and ``log`` (``width`` and ``log`` must be what the
+        properties compute from the other rows). The figures are views of ``block``,
+        which must not change afterwards."""
+        top, low, count, width = block
+        return _column_bits(top=top, low=low, count=count, width=width, log=log, _packed=block)
 
     def take(self, columns: slice | np.ndarray) -> ColumnBits:
         return ColumnBits(self.top[..., columns], self.low[..., columns], self.count[..., columns])
@@ -121,6 +139,15 @@ class ColumnBits:
         return int(self.top.max(initial=EMPTY_TOP))
 
 
+def _column_bits(**fields: object) -> ColumnBits:
+    """A :class:`ColumnBits` with ``fields`` (``top``, ``low``, ``count`` and cached
+    properties) set directly: what the frozen dataclass's ``__init__`` and the cached
+    properties would store, without their per-field calls (operands are made per tile)."""
+    bits = object.__new__(ColumnBits)
+    bits.__dict__.update(fields)
+    return bits
+
+
 _QUICK_LAYOUT = {
     # dtype: (unsigned view, magnitude mask, mantissa bits, exponent bias, precision)
     np.dtype(np.float64): (np.uint64, 0x7FFF_FFFF_FFFF_FFFF, 52, 1023, 53),
@@ -143,7 +170,9 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     The tile is read in three passes (mask, max, min; the few columns holding a +-0 among
     nonzeros once more, their zeros skipped) and the rest is done on ``[2, F]`` arrays:
     the figures are needed for every PE operand, so their cost is mostly the count of
-    numpy calls."""
+    numpy calls. A tile without a +-0 (every column's smallest magnitude word nonzero:
+    no column to re-read, none empty; weight and token tiles) takes the fewest. The bits
+    come :meth:`~ColumnBits.packed` (``width`` and ``log`` known)."""
     layout = _QUICK_LAYOUT.get(tile.dtype)
     if layout is None:
         return None
@@ -162,23 +191,38 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
     words = np.empty((2, width), dtype=unsigned)  # the largest and the smallest nonzero
     magnitude.max(axis=0, out=words[0])
     magnitude.min(axis=0, out=words[1])
-    (zeros,) = np.nonzero((words[1] == 0) & (words[0] != 0))
-    if zeros.size:  # columns holding a +-0 and a nonzero: their smallest nonzero word
-        rest = magnitude[:, zeros]
-        rest -= unsigned(1)  # zero wraps to the largest word: the min skips it
-        words[1, zeros] = rest.min(axis=0) + unsigned(1)
-    exponents = np.maximum((words >> mantissa_bits).astype(np.int64), 1)
-    exponents -= _exponent_offsets(bias, precision)
-    top, low = exponents
-    empty = words[0] == 0
-    if empty.any():
-        top[empty] = EMPTY_TOP
-        low[empty] = EMPTY_LOW
-        return ColumnBits(top, low, np.where(empty, 0, k))
-    count = np.full(width, k, np.int64)
+    block = np.empty((4, width), np.int64)  # top, low, count, width
+    top, low, count, spread = block
+    some_zero = not words[1].all()  # else every column's smallest word is a nonzero's
+    if some_zero:
+        (zeros,) = np.nonzero((words[1] == 0) & (words[0] != 0))
+        if zeros.size:  # columns holding a +-0 and a nonzero: their smallest nonzero word
+            rest = magnitude[:, zeros]
+            rest -= unsigned(1)  # zero wraps to the largest word: the min skips it
+            words[1, zeros] = rest.min(axis=0) + unsigned(1)
+    _exponents(words, mantissa_bits, _exponent_offsets(bias, precision), block)
+    count.fill(k)
     if k == 1:
-        return ColumnBits(top, low, count)
-    return ColumnBits.known(top, low, count, top - low, ceil_log2(k))
+        spread.fill(NARROW)
+    else:
+        np.subtract(top, low, out=spread)
+    empty = words[0] == 0 if some_zero else None
+    if empty is None or not empty.any():
+        return ColumnBits.packed(block, ceil_log2(k))
+    top[empty] = EMPTY_TOP
+    low[empty] = EMPTY_LOW
+    count[empty] = 0
+    spread[empty] = NARROW
+    return ColumnBits.packed(block, 0 if empty.all() else ceil_log2(k))
+
+
+def _exponents(words: np.ndarray, mantissa_bits: int, offsets: np.ndarray, block: np.ndarray):
+    """``top`` and ``low`` into ``block[:2]`` from the (largest, smallest nonzero)
+    magnitude words ``[2, F]``: their exponent fields (a subnormal's 0 counted as 1) less
+    ``offsets`` (:func:`_exponent_offsets`)."""
+    fields = words >> mantissa_bits
+    np.maximum(fields, 1, out=fields)
+    np.subtract(fields, offsets, out=block[:2], dtype=np.int64, casting="unsafe")  # < 2**11
 
 
 _SCRATCH = threading.local()

@@ -19,6 +19,7 @@ depends on the BLAS build, the CPU, the batching or the order of passes.
 
 from __future__ import annotations
 
+import ctypes
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from mxdsl.numerics.exact import (
     EMPTY_TOP,
     EXACT_PATH,
     ColumnBits,
+    _scratch,
     all_certified,
     canonicalize_nan,
     ceil_log2,
@@ -173,6 +175,29 @@ each dtype (its exponent field all ones, less the bias): every finite value's is
 so a column holds an infinity or NaN iff its quick ``top`` reaches this."""
 
 
+_EXPONENT_MASK = {
+    np.dtype(np.float64): 0x7FF0_0000_0000_0000,
+    np.dtype(np.float32): 0x7F80_0000,
+    np.dtype(ml_dtypes.bfloat16): 0x7F80,
+    np.dtype(np.float16): 0x7C00,
+}
+"""The exponent field of each :data:`_SPECIAL_TOP` dtype: all ones in an infinity or NaN
+only."""
+
+
+def _finite_words(tile: np.ndarray) -> bool:
+    """Whether no element of a float64 / float32 / bfloat16 / float16 ``tile`` is an
+    infinity or NaN: the largest of its exponent fields (each word masked to them) is
+    below all ones. One masking pass and one reduction, where the quick bounds take
+    three passes and a dozen calls."""
+    if tile.size == 0:
+        return True
+    word = _MAGNITUDE_BITS[tile.dtype][0]
+    mask = _EXPONENT_MASK[tile.dtype]
+    fields = np.bitwise_and(tile.view(word), word.type(mask), out=_scratch(word, tile.shape))
+    return int(fields.max()) < mask
+
+
 @dataclass(frozen=True)
 class PeOperand:
     """A PE-pass operand ``tile[K, F]`` analysed once (it may feed several passes): its
@@ -199,11 +224,16 @@ class PeOperand:
     @cached_property
     def finite(self) -> bool:
         """Whether no element is an infinity or NaN (zero columns hold none): from the
-        largest exponent field of the quick bounds (which every pass reads anyway)."""
+        largest exponent field of the quick bounds when they are known (a pass reads
+        them), else from one read of the tile's exponent fields (:func:`_finite_words`:
+        all a pass with nothing to multiply needs)."""
         special = _SPECIAL_TOP.get(self.tile.dtype)
         if special is None:
             return bool(np.isfinite(self.widened).all())
-        return self.quick_bits.highest < special
+        quick = self.__dict__.get("quick_bits")
+        if quick is not None:
+            return quick.highest < special
+        return _finite_words(self.tile)
 
     @cached_property
     def quick_bits(self) -> ColumnBits:
@@ -218,6 +248,26 @@ class PeOperand:
         return column_bits(self.widened)
 
 
+def _pe_operand(
+    tile: np.ndarray,
+    widen: Callable[[np.ndarray], np.ndarray],
+    columns: slice | np.ndarray,
+    zero_columns: slice | np.ndarray,
+    precision: int | None = None,
+    **cached: object,
+) -> PeOperand:
+    """``PeOperand(tile, widen, columns, zero_columns, precision)`` with the cached
+    properties ``cached`` (e.g. ``finite``, ``quick_bits``) known already, set as the
+    frozen dataclass and ``cached_property`` would store them, without their per-field
+    calls (a kernel makes an operand per tile)."""
+    operand = object.__new__(PeOperand)
+    operand.__dict__.update(
+        tile=tile, widen=widen, columns=columns, zero_columns=zero_columns, precision=precision
+    )
+    operand.__dict__.update(cached)
+    return operand
+
+
 def pe_operand(
     tile: np.ndarray,
     widen: Callable[[np.ndarray], np.ndarray] = _widen,
@@ -227,6 +277,37 @@ def pe_operand(
     to float64 exactly (default ``astype``); ``precision`` as in :class:`PeOperand`."""
     columns, zero_columns = column_split(tile)
     return PeOperand(tile, widen, columns, zero_columns, precision)
+
+
+def _interface_address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+def _data_pointer_offset(offset: int = object.__basicsize__) -> int | None:
+    """Where an ndarray object holds its data pointer, from the object's address:
+    NumPy's ``PyArrayObject_fields`` begins with ``PyObject_HEAD`` (``sizeof(PyObject)``,
+    the default ``offset``) then ``char *data`` (the field ``PyArray_DATA`` reads, so part
+    of NumPy's ABI). ``None`` unless reading at ``offset`` gives ``__array_interface__``'s
+    address for a few probe arrays and views."""
+    base = np.arange(64, dtype=np.int64)
+    probes = (base, base[3:], base[5::2], base.reshape(8, 8)[2:, 1:], np.empty((3, 5), np.uint16))
+    for probe in probes:
+        if ctypes.c_void_p.from_address(id(probe) + offset).value != _interface_address(probe):
+            return None
+    return offset
+
+
+_DATA_POINTER_OFFSET = _data_pointer_offset()
+
+
+def data_address(array: np.ndarray) -> int:
+    """The address of ``array``'s first element (``__array_interface__["data"][0]``),
+    read from the array object's data pointer where :func:`_data_pointer_offset` found
+    it (about 10x cheaper than building the interface dict; a kernel asks per tile)."""
+    offset = _DATA_POINTER_OFFSET
+    if offset is None:
+        return _interface_address(array)
+    return ctypes.c_void_p.from_address(id(array) + offset).value or 0
 
 
 class BufferOperands:
@@ -269,7 +350,7 @@ class BufferOperands:
         self._analysed = bytearray(chunks)  # 1: chunk read
         self._plain = bytearray(chunks)  # 1: every column of the chunk nonzero and finite
         self._log = ceil_log2(self.flat.shape[0])  # ColumnBits.log of a nonzero column
-        self._address = self.flat.__array_interface__["data"][0]
+        self._address = data_address(self.flat)
 
     @staticmethod
     def supports(root: np.ndarray) -> bool:
@@ -286,7 +367,7 @@ class BufferOperands:
         if tile.strides[0] != flat.strides[0] and tile.shape[0] > 1:
             return None
         itemsize = flat.itemsize
-        offset = tile.__array_interface__["data"][0] - self._address
+        offset = data_address(tile) - self._address
         step = tile.strides[1] if tile.shape[1] > 1 else itemsize
         if offset < 0 or offset % itemsize or step <= 0 or step % itemsize:
             return None
@@ -298,28 +379,38 @@ class BufferOperands:
 
     def operand(self, tile: np.ndarray, columns: slice) -> PeOperand:
         """The :class:`PeOperand` of ``tile`` (its buffer columns ``columns``, from
-        :meth:`columns_of`)."""
+        :meth:`columns_of`). Its quick bits are :meth:`~ColumnBits.packed`: a view of the
+        buffer's figures for a tile within plain chunks (they stay as they are while the
+        buffer is unchanged), a gather of its nonzero columns' otherwise."""
         key = (columns.start, columns.stop, columns.step)
         known = self.operands.get(key)
         if known is not None:
             return known
-        self._analyse(columns.start, columns.stop)
-        top, low, count, width = self._bits[:, columns]
-        plain = self._plain[
-            columns.start // ANALYSIS_CHUNK : (columns.stop - 1) // ANALYSIS_CHUNK + 1
-        ]
-        if 0 not in plain:  # the common case, without a reduction: no zero column, finite
-            dense = PeOperand(tile, self.widen, slice(0, top.size), slice(0, 0))
-            dense.__dict__["finite"] = True
-            dense.__dict__["quick_bits"] = ColumnBits.known(top, low, count, width, self._log)
-            self.operands[key] = dense
-            return dense
-        nonzero_columns = top != EMPTY_TOP  # a column of +-0 only has no top
-        nonzero, zero = _split(nonzero_columns)
-        operand = self.operands[key] = PeOperand(tile, self.widen, nonzero, zero)
-        cache = operand.__dict__  # the cached properties, from the buffer's
-        cache["finite"] = bool((top < _SPECIAL_TOP[self.flat.dtype]).all())
-        cache["quick_bits"] = ColumnBits(top[nonzero], low[nonzero], count[nonzero])
+        first, last = columns.start // ANALYSIS_CHUNK, (columns.stop - 1) // ANALYSIS_CHUNK + 1
+        if 0 in self._analysed[first:last]:
+            self._analyse(columns.start, columns.stop)
+        block = self._bits[:, columns]  # top, low, count, width
+        if 0 not in self._plain[first:last]:  # the common case, no reduction: dense, finite
+            operand = self.operands[key] = _pe_operand(
+                tile,
+                self.widen,
+                slice(0, block.shape[1]),
+                slice(0, 0),
+                finite=True,
+                quick_bits=ColumnBits.packed(block, self._log),
+            )
+            return operand
+        top = block[0]
+        nonzero, zero = _split(top != EMPTY_TOP)  # a column of +-0 only has no top
+        kept = block[:, nonzero]
+        operand = self.operands[key] = _pe_operand(
+            tile,
+            self.widen,
+            nonzero,
+            zero,
+            finite=bool((top < _SPECIAL_TOP[self.flat.dtype]).all()),
+            quick_bits=ColumnBits.packed(kept, self._log if kept.shape[1] else 0),
+        )
         return operand
 
     def _analyse(self, start: int, stop: int) -> None:
@@ -338,7 +429,11 @@ class BufferOperands:
         bits, and which of the chunks are plain (every column nonzero and finite)."""
         bits = quick_column_bits(self.flat[:, begin:end])
         assert bits is not None  # a _BUFFER_DTYPES buffer has quick bounds
-        self._bits[:, begin:end] = bits.top, bits.low, bits.count, bits.width
+        packed = bits.__dict__.get("_packed")
+        if packed is not None:
+            self._bits[:, begin:end] = packed
+        else:
+            self._bits[:, begin:end] = bits.top, bits.low, bits.count, bits.width
         special = _SPECIAL_TOP[self.flat.dtype]
         for start in range(begin, end, ANALYSIS_CHUNK):
             top = self._bits[0, start : min(start + ANALYSIS_CHUNK, end)]
@@ -411,12 +506,12 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         return
     lhs = _lhs(stationaries, stacked)
     products = _products(moving, lhs)
-    nonfinite = not (moving.finite and all(s.finite for s in stationaries))
     if not all_certified(rows, moving.quick_bits):
         moving_products = products[:, moving.columns]
         fix_uncertified(moving_products, lhs.T, moving.widened, rows, moving.quick_bits)
         if not isinstance(moving.columns, slice):  # advanced indexing made a copy
             products[:, moving.columns] = moving_products
+    nonfinite = not (moving.finite and all(s.finite for s in stationaries))  # from the bits
     if nonfinite:
         canonicalize_nan(products)
     renormalize = nonfinite or may_overflow(rows, moving.quick_bits, moving.tile.shape[0])
@@ -435,15 +530,50 @@ def _lhs(stationaries: Sequence[PeOperand], stacked: np.ndarray | None) -> np.nd
     """The stationaries' nonzero columns side by side in float64, ``[K, sum M]``: from
     their stack in their own 16-bit or float64 dtype (``stacked``, read already for their
     bounds, or made here when none of them is widened yet) widened at once, so no float64
-    copy of each is made; else their own widenings side by side."""
+    copy of each is made; else their own widenings side by side. A batch met again
+    (:class:`_Batch`, which :func:`_row_bits` just found or made for these stationaries)
+    keeps it, read-only, for its next passes: the same stationaries against the next
+    moving tile (a down projection's token tiles against each H chunk's weights) are
+    not stacked and widened again."""
     first = stationaries[0]
     if len(stationaries) == 1:
         return first.widened
+    batch = first.__dict__.get("_batch")
+    if batch is not None and batch.lhs is not None and batch.holds(stationaries):
+        return batch.lhs
     if stacked is None and not any("widened" in s.__dict__ for s in stationaries):
         stacked = _same_kind_stack(stationaries)
     if stacked is not None and all(s.widen is first.widen for s in stationaries):
-        return first.widen(stacked)
-    return np.concatenate([s.widened for s in stationaries], axis=1)
+        lhs = first.widen(stacked)
+    else:
+        lhs = np.concatenate([s.widened for s in stationaries], axis=1)
+    if batch is not None and batch.repeated and batch.holds(stationaries):
+        lhs.flags.writeable = False  # shared by the batch's passes: nothing may write it
+        batch.lhs = lhs
+    return lhs
+
+
+class _Batch:
+    """What the first stationary of a batch keeps for the next batch of the same
+    stationaries (the same operand objects in the same order; weak references to the
+    others, so no cycle keeps their float64 copies alive): the quick bits of their
+    nonzero columns side by side, and from the batch's second use on (``repeated``) the
+    float64 stack :func:`_lhs` makes (a batch used once keeps no float64 copy)."""
+
+    __slots__ = ("bits", "lhs", "others", "repeated")
+
+    def __init__(self, stationaries: Sequence[PeOperand], bits: ColumnBits) -> None:
+        self.others = tuple(weakref.ref(s) for s in stationaries[1:])
+        self.bits = bits
+        self.lhs: np.ndarray | None = None
+        self.repeated = False
+
+    def holds(self, stationaries: Sequence[PeOperand]) -> bool:
+        """Whether ``stationaries`` (whose first keeps this) are the batch's."""
+        others = self.others
+        return len(others) == len(stationaries) - 1 and all(
+            r() is s for r, s in zip(others, stationaries[1:], strict=True)
+        )
 
 
 def _row_bits(stationaries: Sequence[PeOperand]) -> tuple[ColumnBits, np.ndarray | None]:
@@ -452,18 +582,14 @@ def _row_bits(stationaries: Sequence[PeOperand]) -> tuple[ColumnBits, np.ndarray
     Their cost is mostly the count of numpy calls, so a batch of 16-bit or float64
     (MX) tiles not analysed yet is read as one stack: one :func:`quick_column_bits`
     instead of one per stationary, each stationary getting its own columns' part. The
-    bits are kept: the first stationary holds them (weakly referring to the others) for
-    the next batch of the same stationaries (a kernel that runs the same stationary tiles
-    against several moving tiles, as shard_on_block's down projection does once per H
-    chunk)."""
+    bits are kept: the first stationary holds them (a :class:`_Batch`) for the next
+    batch of the same stationaries (a kernel that runs the same stationary tiles against
+    several moving tiles, as the down projections do once per H chunk)."""
     first, others = stationaries[0], stationaries[1:]
-    known = first.__dict__.get("_batch_bits")
-    if (
-        known is not None
-        and len(known[0]) == len(others)
-        and all(r() is s for r, s in zip(known[0], others, strict=True))
-    ):
-        return known[1], None
+    known = first.__dict__.get("_batch")
+    if known is not None and known.holds(stationaries):
+        known.repeated = True
+        return known.bits, None
     stacked = _stacked_narrow(stationaries)
     bits = None if stacked is None else quick_column_bits(stacked, first.precision)
     if bits is None:
@@ -474,8 +600,8 @@ def _row_bits(stationaries: Sequence[PeOperand]) -> tuple[ColumnBits, np.ndarray
             count = _count(s.columns)
             s.__dict__.setdefault("quick_bits", bits.take(slice(offset, offset + count)))
             offset += count
-    if others:  # weak references: no cycle keeps the operands' float64 copies alive
-        first.__dict__["_batch_bits"] = (tuple(weakref.ref(s) for s in others), bits)
+    if others:
+        first.__dict__["_batch"] = _Batch(stationaries, bits)
     return bits, stacked
 
 
@@ -520,10 +646,16 @@ def _unskipped_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
 def _skip_is_exact(moving: PeOperand, stationaries: Sequence[PeOperand]) -> bool:
     """Whether the skipped products are all 0 * finite: when the moving operand has
     all-zero columns every stationary is finite, when a stationary has some the moving
-    operand is (only nonzero columns can hold an infinity or NaN)."""
+    operand is (only nonzero columns can hold an infinity or NaN). The moving operand's
+    finiteness comes from its quick bounds when the passes multiply something (they read
+    them anyway), else from its own cheaper read (:attr:`PeOperand.finite`)."""
     if not moving.dense and not all(s.finite for s in stationaries):
         return False
-    return all(s.dense for s in stationaries) or moving.finite
+    if all(s.dense for s in stationaries):
+        return True
+    if _count(moving.columns) and any(_count(s.columns) for s in stationaries):
+        moving.quick_bits  # noqa: B018  # read for the certificate anyway: finite from it
+    return moving.finite
 
 
 def _products(moving: PeOperand, lhs: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from exact_reference import bits, exact_pass
 
+from mxdsl.numerics import matmul
 from mxdsl.numerics.exact import failing_pairs, quick_column_bits
 from mxdsl.numerics.matmul import PePass, pe_operand, pe_pass, pe_passes_into
 
@@ -82,6 +83,44 @@ def test_stationaries_reused_across_batches():
     np.testing.assert_array_equal(bits(swapped), bits(want))
     for n, s in enumerate(stationaries):  # each kept part bounds its own columns
         _assert_bounds(lhs[8 * n : 8 * n + 8].T.astype(np.float64), s.quick_bits, 8)
+
+
+def test_a_repeated_batch_keeps_its_float64_stack(monkeypatch):
+    """The same stationaries against four moving tiles: the first two uses stack and
+    widen them, the later ones read the stack the batch kept (read-only) from its second
+    use; every output equals the exact sum rounded once. The kept stack is what the passes
+    read (a wrong one changes the outputs), and another order of the same stationaries is
+    another batch."""
+    lhs, rhs = _tiny_per_row_and_column(24, 32, 10)
+    stationaries = [pe_operand(np.ascontiguousarray(lhs[r : r + 8].T)) for r in (0, 8, 16)]
+    stacks: list[int] = []
+    stack = matmul._same_kind_stack
+    monkeypatch.setattr(matmul, "_same_kind_stack", lambda s: stacks.append(1) or stack(s))
+    movings = [rhs, *((RNG.standard_normal((32, 10)) * 4).astype(BF16) for _ in range(3))]
+    for moving in movings:
+        dst = np.empty((24, 10), dtype=np.float32)
+        passes = [PePass(dst[8 * n : 8 * n + 8], s, False) for n, s in enumerate(stationaries)]
+        pe_passes_into(pe_operand(moving), passes)
+        np.testing.assert_array_equal(bits(dst), bits(exact_pass(lhs, moving)))
+    assert len(stacks) == 2
+    kept = stationaries[0].__dict__["_batch"].lhs
+    assert kept is not None
+    assert not kept.flags.writeable
+    wrong = kept.copy()
+    wrong[0, 0] += 1.0
+    stationaries[0].__dict__["_batch"].lhs = wrong
+    dst = np.empty((24, 10), dtype=np.float32)
+    passes = [PePass(dst[8 * n : 8 * n + 8], s, False) for n, s in enumerate(stationaries)]
+    pe_passes_into(pe_operand(rhs), passes)
+    assert not np.array_equal(bits(dst), bits(exact_pass(lhs, rhs)))
+    pair = [stationaries[0], stationaries[2]]
+    assert matmul._lhs(pair, None).shape == (32, 16)  # not the batch of three's stack
+    swapped = np.empty((16, 10), dtype=np.float32)
+    pe_passes_into(
+        pe_operand(rhs), [PePass(swapped[:8], pair[0], False), PePass(swapped[8:], pair[1], False)]
+    )
+    want = exact_pass(np.concatenate([lhs[0:8], lhs[16:24]]), rhs)
+    np.testing.assert_array_equal(bits(swapped), bits(want))
 
 
 @pytest.mark.parametrize("dtype", [BF16, np.dtype(np.float16), np.dtype(np.float32)])
