@@ -19,7 +19,6 @@ depends on the BLAS build, the CPU, the batching or the order of passes.
 
 from __future__ import annotations
 
-import ctypes
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -279,37 +278,6 @@ def pe_operand(
     return PeOperand(tile, widen, columns, zero_columns, precision)
 
 
-def _interface_address(array: np.ndarray) -> int:
-    return array.__array_interface__["data"][0]
-
-
-def _data_pointer_offset(offset: int = object.__basicsize__) -> int | None:
-    """Where an ndarray object holds its data pointer, from the object's address:
-    NumPy's ``PyArrayObject_fields`` begins with ``PyObject_HEAD`` (``sizeof(PyObject)``,
-    the default ``offset``) then ``char *data`` (the field ``PyArray_DATA`` reads, so part
-    of NumPy's ABI). ``None`` unless reading at ``offset`` gives ``__array_interface__``'s
-    address for a few probe arrays and views."""
-    base = np.arange(64, dtype=np.int64)
-    probes = (base, base[3:], base[5::2], base.reshape(8, 8)[2:, 1:], np.empty((3, 5), np.uint16))
-    for probe in probes:
-        if ctypes.c_void_p.from_address(id(probe) + offset).value != _interface_address(probe):
-            return None
-    return offset
-
-
-_DATA_POINTER_OFFSET = _data_pointer_offset()
-
-
-def data_address(array: np.ndarray) -> int:
-    """The address of ``array``'s first element (``__array_interface__["data"][0]``),
-    read from the array object's data pointer where :func:`_data_pointer_offset` found
-    it (about 10x cheaper than building the interface dict; a kernel asks per tile)."""
-    offset = _DATA_POINTER_OFFSET
-    if offset is None:
-        return _interface_address(array)
-    return ctypes.c_void_p.from_address(id(array) + offset).value or 0
-
-
 class BufferOperands:
     """PE operands cut from one buffer (``docs/numerics.md``, "The PE pass and PSUM"):
     for a C-contiguous ``root`` ``[P, ...]`` of a bfloat16 / float32 / float16 dtype,
@@ -350,7 +318,7 @@ class BufferOperands:
         self._analysed = bytearray(chunks)  # 1: chunk read
         self._plain = bytearray(chunks)  # 1: every column of the chunk nonzero and finite
         self._log = ceil_log2(self.flat.shape[0])  # ColumnBits.log of a nonzero column
-        self._address = data_address(self.flat)
+        self._address = self.flat.__array_interface__["data"][0]
 
     @staticmethod
     def supports(root: np.ndarray) -> bool:
@@ -367,7 +335,7 @@ class BufferOperands:
         if tile.strides[0] != flat.strides[0] and tile.shape[0] > 1:
             return None
         itemsize = flat.itemsize
-        offset = data_address(tile) - self._address
+        offset = tile.__array_interface__["data"][0] - self._address
         step = tile.strides[1] if tile.shape[1] > 1 else itemsize
         if offset < 0 or offset % itemsize or step <= 0 or step % itemsize:
             return None

@@ -114,25 +114,3 @@ def test_passes_from_buffer_operands_equal_passes_from_tiles() -> None:
         )
     for g, w in zip(got, want, strict=True):
         assert np.array_equal(g.view(np.uint32), w.view(np.uint32))
-
-
-def test_data_address_is_the_array_interfaces() -> None:
-    """The address read from the array object is ``__array_interface__``'s for arrays and
-    views of every kind; a wrong field offset is refused by the probe, and without a
-    verified offset the interface is read."""
-    base = np.arange(4 * 6 * 10, dtype=np.float32).reshape(4, 6, 10)
-    views = [base, base[1], base[:, 2, 3:7], base[::-1], base.T, base[:, :, ::3], base[2:2]]
-    views.append(np.zeros((5, 7), ml_dtypes.bfloat16)[:, 4:])
-    for view in views:
-        assert matmul.data_address(view) == view.__array_interface__["data"][0]
-    assert matmul._DATA_POINTER_OFFSET is not None  # CPython's head, NumPy's layout
-    assert matmul._data_pointer_offset(matmul._DATA_POINTER_OFFSET + 8) is None
-    assert matmul._data_pointer_offset(matmul._DATA_POINTER_OFFSET - 8) is None
-
-
-def test_data_address_without_a_verified_offset(monkeypatch) -> None:
-    monkeypatch.setattr(matmul, "_DATA_POINTER_OFFSET", None)
-    view = np.zeros((8, 8), np.float32)[2:, 3:]
-    assert matmul.data_address(view) == view.__array_interface__["data"][0]
-    operands = BufferOperands(np.zeros((4, 3, 8), np.float32), lambda a: a.astype(np.float64))
-    assert operands.columns_of(operands.root[:, 1, 2:6]) == slice(10, 14, 1)
