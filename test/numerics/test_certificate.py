@@ -9,6 +9,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from batched_passes import batched_passes
 from exact_reference import bits, exact_pass
 
 from mxdsl.numerics import matmul
@@ -50,13 +51,7 @@ def test_a_pass_paired_through_the_width_sort():
     lhs, rhs = _tiny_per_row_and_column(72, 16, 72)
     expected = bits(exact_pass(lhs, rhs))
     np.testing.assert_array_equal(bits(pe_pass(lhs, rhs)), expected)
-    dst = np.empty((72, 72), dtype=np.float32)
-    passes = [
-        PePass(dst[r : r + 24], pe_operand(np.ascontiguousarray(lhs[r : r + 24].T)), False)
-        for r in range(0, 72, 24)
-    ]
-    pe_passes_into(pe_operand(rhs), passes)
-    np.testing.assert_array_equal(bits(dst), expected)
+    np.testing.assert_array_equal(bits(batched_passes(lhs, rhs, 24)), expected)
 
 
 def test_stationaries_reused_across_batches():
