@@ -9,8 +9,11 @@ median of ``--repeat`` rounds. Prints each tool's CPU time (user + system of the
 process: on a shared machine far steadier than the wall time, printed beside it), the
 throughput ratio (``xdsl-opt time / mx-opt time``: >= 1 means mx-opt is as fast) and how
 the mx-opt CPU time grows from the first size to the others (linear: 2x ops -> ~2x).
+Beside the ratio of the medians it prints two steadier estimates for a machine whose
+speed drifts from minute to minute: the median of the rounds' own ratios (the two runs
+of a round see the same machine) and the ratio of the two tools' best rounds.
 
-    python benchmarks/mx_opt.py [--sizes 20000,40000] [--repeat 3] [--moe] [--hlo 1000]
+    python benchmarks/mx_opt.py [--sizes 20000,40000] [--repeat 5] [--moe] [--hlo 1000]
 """
 
 from __future__ import annotations
@@ -85,9 +88,12 @@ def compare(label: str, path: str, repeat: int) -> float:
             cpu[name].append(cpu_seconds)
     xdsl, mx = (statistics.median(cpu[name]) for name in tools)
     xdsl_wall, mx_wall = (statistics.median(wall[name]) for name in tools)
+    paired = statistics.median(x / m for x, m in zip(cpu["xdsl-opt"], cpu["mx-opt"], strict=True))
+    best = min(cpu["xdsl-opt"]) / min(cpu["mx-opt"])
     print(
         f"{label:28s} CPU: xdsl-opt {xdsl:6.2f} s  mx-opt {mx:6.2f} s  "
-        f"throughput mx-opt / xdsl-opt {xdsl / mx:4.2f}   "
+        f"throughput mx-opt / xdsl-opt {xdsl / mx:4.2f} "
+        f"(median of the rounds' ratios {paired:4.2f}, best rounds {best:4.2f})   "
         f"(wall: {xdsl_wall:6.2f} s, {mx_wall:6.2f} s, {xdsl_wall / mx_wall:4.2f})",
         flush=True,
     )
@@ -97,7 +103,7 @@ def compare(label: str, path: str, repeat: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="20000,40000", help="arith.addi counts")
-    parser.add_argument("--repeat", type=int, default=3, help="rounds (median)")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds (median)")
     parser.add_argument("--moe", action="store_true", help="also the emitted MoE kernel")
     parser.add_argument(
         "--hlo", type=int, default=0, metavar="N", help="also N copies of the MX matmul graph"
