@@ -466,8 +466,6 @@ def fix_uncertified(
     certificate does not cover, those whose fp32 rounding an error bound from the
     exponents alone proves right are kept (:func:`_doubtful`); the few others are settled
     from their products (:func:`_settle`). Returns how many outputs took the exact path."""
-    if rows.top.ndim == 1 and columns.top.ndim == 1 and out.ndim == 2:
-        return _fix_pass(out, lhs, rhs, rows, columns)
     index = uncertified_outputs(rows, columns)
     if index[0].size == 0:
         return 0
@@ -480,41 +478,6 @@ def fix_uncertified(
     if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
         return _fix_by_pieces(out, lhs, rhs, index)
     return _settle(out, _pair_products(lhs, rhs, index, out.shape), index, log, sums)
-
-
-def _fix_pass(
-    out: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, rows: ColumnBits, columns: ColumnBits
-) -> int:
-    """:func:`fix_uncertified` for one pass (2-D operands and outputs) in few numpy
-    calls: the failing pairs (:func:`failing_pairs`) screened by the exponent bound
-    (:func:`_exponent_doubt`, on the sums gathered once), then the doubtful few settled
-    from their products (:func:`_settle`, handed the sums already gathered). The
-    products are gathered as ``lhs.T.take(i, axis=1) * rhs.take(j, axis=1)`` (``[K, n]``,
-    read through its transpose): the same values as ``lhs[i] * rhs.T[j]``, through
-    ``take``'s faster copy along the operands' rows (the kernel's ``lhs`` is a transposed
-    view, ``rhs`` C-contiguous)."""
-    log = min(rows.log, columns.log)
-    i, j = failing_pairs(
-        rows.width, columns.width, FLOAT64_BITS - 2 - log, rows.widest, columns.widest
-    )
-    if i.size == 0:
-        return 0
-    sums = out[i, j]
-    tops = rows.top[i] + columns.top[j]
-    if may_overflow(rows, columns, lhs.shape[-1]):
-        with np.errstate(over="ignore", invalid="ignore"):
-            doubt = _exponent_doubt(sums, tops, log)
-    else:  # no flag: every top_i + top_j is at most 125 - log (may_overflow), so the
-        # margins are normal and at most 2**(76 + log), every finite sum at most 2**127:
-        # no end reaches 2**128 - 2**103 (log < 26)
-        doubt = _exponent_doubt(sums, tops, log)
-    if doubt.size == 0:
-        return 0
-    i, j, sums = i[doubt], j[doubt], sums[doubt]
-    if i.size * lhs.shape[-1] >= _PIECES_FROM:
-        return _fix_by_pieces(out, lhs, rhs, (i, j))
-    products = lhs.T.take(i, axis=1) * rhs.take(j, axis=1)
-    return _settle(out, products.T, (i, j), log, sums)
 
 
 def _doubtful(
@@ -649,7 +612,9 @@ def _pair_products(
 ) -> np.ndarray:
     """``[n, K]``: the products of the outputs at ``index`` (exact in float64)."""
     if lhs.ndim == 2 and rhs.ndim == 2 and len(index) == 2:
-        return lhs[index[0]] * rhs.T[index[1]]
+        # gathered along the operands' rows (``take``'s copy is the faster one for the
+        # kernel's transposed-view lhs and C-contiguous rhs), read through the transpose
+        return (lhs.T.take(index[0], axis=1) * rhs.take(index[1], axis=1)).T
     batch = shape[:-2]
     lhs_b = np.broadcast_to(lhs, (*batch, *lhs.shape[-2:]))
     rhs_t = np.swapaxes(np.broadcast_to(rhs, (*batch, *rhs.shape[-2:])), -1, -2)

@@ -1,4 +1,4 @@
-"""The one-pass fix-up of uncertified outputs (``exact._fix_pass``, ``docs/numerics.md``,
+"""The fix-up of one pass's uncertified outputs (``exact.fix_uncertified``, ``docs/numerics.md``,
 "Between the certificate and the exact path"): the exponent screen with its margins
 built as float64 bit patterns, the products gathered along the operands' rows, and the
 settling of the doubtful few from sums gathered once. Outputs are checked against exact
@@ -116,9 +116,8 @@ def test_no_floating_point_flag_escapes(scale: float):
     """``fix_uncertified`` called outside any ``np.errstate`` with overflow, invalid and
     divide raising (underflow is ignored, numpy's default: casting a tiny sum to fp32
     underflows, as rounding it does):
-    the screen without ``errstate`` (no overflow possible) and the one with it (sums
-    near and past fp32's overflow at ``scale = 2**56``) raise nothing and give the exact
-    sums' rounding."""
+    with sums far from fp32's overflow and with sums near and past it (``scale =
+    2**56``) nothing is raised and the outputs are the exact sums' rounding."""
     lhs, rhs = _wide(12, 10, scale)
     if scale > 1:  # 1.5 * 2**127 + 0.5 * 2**127 = 2**128: past fp32's largest value
         _plant(lhs, rhs, 0, 0, [2.0**64, 2.0**63], [1.5 * 2.0**63, 2.0**63])
