@@ -32,6 +32,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import cache, cached_property
+from typing import TypeVar
 
 import ml_dtypes
 import numpy as np
@@ -103,7 +104,7 @@ class ColumnBits:
     ) -> ColumnBits:
         """Bits whose :attr:`width` and :attr:`log` the caller has at hand already (they
         must be what the properties compute)."""
-        return _column_bits(top=top, low=low, count=count, width=width, log=log)
+        return prefilled(ColumnBits, top=top, low=low, count=count, width=width, log=log)
 
     @staticmethod
     def packed(block: np.ndarray, log: int) -> ColumnBits:
@@ -112,7 +113,9 @@ class ColumnBits:
         properties compute from the other rows). The figures are views of ``block``,
         which must not change afterwards."""
         top, low, count, width = block
-        return _column_bits(top=top, low=low, count=count, width=width, log=log, _packed=block)
+        return prefilled(
+            ColumnBits, top=top, low=low, count=count, width=width, log=log, _packed=block
+        )
 
     def take(self, columns: slice | np.ndarray) -> ColumnBits:
         return ColumnBits(self.top[..., columns], self.low[..., columns], self.count[..., columns])
@@ -139,13 +142,17 @@ class ColumnBits:
         return int(self.top.max(initial=EMPTY_TOP))
 
 
-def _column_bits(**fields: object) -> ColumnBits:
-    """A :class:`ColumnBits` with ``fields`` (``top``, ``low``, ``count`` and cached
-    properties) set directly: what the frozen dataclass's ``__init__`` and the cached
-    properties would store, without their per-field calls (operands are made per tile)."""
-    bits = object.__new__(ColumnBits)
-    bits.__dict__.update(fields)
-    return bits
+_T = TypeVar("_T")
+
+
+def prefilled(cls: type[_T], **fields: object) -> _T:
+    """An instance of the frozen dataclass ``cls`` with ``fields`` (its fields, and
+    cached properties known already) stored directly: what its ``__init__`` and the
+    ``cached_property`` getters would store, without their per-field calls (PE operands
+    and their bits are made per tile). The caller passes every field."""
+    instance = object.__new__(cls)
+    instance.__dict__.update(fields)
+    return instance
 
 
 _QUICK_LAYOUT = {
@@ -186,7 +193,7 @@ def quick_column_bits(tile: np.ndarray, precision: int | None = None) -> ColumnB
             np.zeros(width, np.int64),
         )
     magnitude = np.bitwise_and(
-        tile.view(unsigned), unsigned(magnitude_mask), out=_scratch(np.dtype(unsigned), tile.shape)
+        tile.view(unsigned), unsigned(magnitude_mask), out=scratch(np.dtype(unsigned), tile.shape)
     )
     words = np.empty((2, width), dtype=unsigned)  # the largest and the smallest nonzero
     magnitude.max(axis=0, out=words[0])
@@ -228,7 +235,7 @@ def _exponents(words: np.ndarray, mantissa_bits: int, offsets: np.ndarray, block
 _SCRATCH = threading.local()
 
 
-def _scratch(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+def scratch(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
     """A per-thread scratch array of ``dtype`` and ``shape`` (its contents undefined),
     reused from call to call: a fresh temporary of a large tile costs its page faults
     every time (the SPMD interpreter runs cores in threads, hence one per thread)."""

@@ -33,14 +33,15 @@ from mxdsl.numerics.exact import (
     EMPTY_TOP,
     EXACT_PATH,
     ColumnBits,
-    _scratch,
     all_certified,
     canonicalize_nan,
     ceil_log2,
     column_bits,
     fix_uncertified,
     may_overflow,
+    prefilled,
     quick_column_bits,
+    scratch,
 )
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.narrow import decode
@@ -193,7 +194,7 @@ def _finite_words(tile: np.ndarray) -> bool:
         return True
     word = _MAGNITUDE_BITS[tile.dtype][0]
     mask = _EXPONENT_MASK[tile.dtype]
-    fields = np.bitwise_and(tile.view(word), word.type(mask), out=_scratch(word, tile.shape))
+    fields = np.bitwise_and(tile.view(word), word.type(mask), out=scratch(word, tile.shape))
     return int(fields.max()) < mask
 
 
@@ -245,26 +246,6 @@ class PeOperand:
     def exact_bits(self) -> ColumnBits:
         """The nonzero columns' exact :class:`~mxdsl.numerics.exact.ColumnBits`."""
         return column_bits(self.widened)
-
-
-def _pe_operand(
-    tile: np.ndarray,
-    widen: Callable[[np.ndarray], np.ndarray],
-    columns: slice | np.ndarray,
-    zero_columns: slice | np.ndarray,
-    precision: int | None = None,
-    **cached: object,
-) -> PeOperand:
-    """``PeOperand(tile, widen, columns, zero_columns, precision)`` with the cached
-    properties ``cached`` (e.g. ``finite``, ``quick_bits``) known already, set as the
-    frozen dataclass and ``cached_property`` would store them, without their per-field
-    calls (a kernel makes an operand per tile)."""
-    operand = object.__new__(PeOperand)
-    operand.__dict__.update(
-        tile=tile, widen=widen, columns=columns, zero_columns=zero_columns, precision=precision
-    )
-    operand.__dict__.update(cached)
-    return operand
 
 
 def pe_operand(
@@ -359,11 +340,13 @@ class BufferOperands:
             self._analyse(columns.start, columns.stop)
         block = self._bits[:, columns]  # top, low, count, width
         if 0 not in self._plain[first:last]:  # the common case, no reduction: dense, finite
-            operand = self.operands[key] = _pe_operand(
-                tile,
-                self.widen,
-                slice(0, block.shape[1]),
-                slice(0, 0),
+            operand = self.operands[key] = prefilled(
+                PeOperand,
+                tile=tile,
+                widen=self.widen,
+                columns=slice(0, block.shape[1]),
+                zero_columns=slice(0, 0),
+                precision=None,
                 finite=True,
                 quick_bits=ColumnBits.packed(block, self._log),
             )
@@ -371,11 +354,13 @@ class BufferOperands:
         top = block[0]
         nonzero, zero = _split(top != EMPTY_TOP)  # a column of +-0 only has no top
         kept = block[:, nonzero]
-        operand = self.operands[key] = _pe_operand(
-            tile,
-            self.widen,
-            nonzero,
-            zero,
+        operand = self.operands[key] = prefilled(
+            PeOperand,
+            tile=tile,
+            widen=self.widen,
+            columns=nonzero,
+            zero_columns=zero,
+            precision=None,
             finite=bool((top < _SPECIAL_TOP[self.flat.dtype]).all()),
             quick_bits=ColumnBits.packed(kept, self._log if kept.shape[1] else 0),
         )
