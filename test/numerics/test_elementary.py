@@ -236,3 +236,75 @@ def test_module_uses_only_correctly_rounded_operations():
         if isinstance(node, ast.Import | ast.ImportFrom):
             names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
             assert not any("scipy" in n for n in names)
+
+
+def _f32_error(got: float, ref: Decimal) -> float:
+    """|got - ref| in ulps of float32 at ``ref`` (normal float32 results)."""
+    r = abs(float(ref))
+    ulp32 = 2.0 ** (math.frexp(r)[1] - 24)
+    with decimal.localcontext(CTX):
+        return float(abs(Decimal(got) - ref) / Decimal(ulp32))
+
+
+@pytest.mark.parametrize("name", ["silu", "sigmoid"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_evaluate_into_in_place_kernels(name, dtype):
+    """``evaluate_into`` of SiLU / sigmoid (the allocation-free kernels) on a strided
+    float32 block into a strided ``out``: float64 results within the function's 2 ulps
+    of 150-digit values, float32 ones correctly rounded but for that (0.5 + 2**-28 ulp);
+    the special values as written."""
+    base = RNG.uniform(-30, 30, (7, 2, 40)).astype(np.float32)
+    x = base[:, 1, :]  # not contiguous
+    x[0, :6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 3e-39]
+    store = np.full((7, 3, 40), 5, dtype)
+    out = store[:, 2, :]
+    E.evaluate_into(getattr(E, name), x, out)
+    assert np.array_equal(store[:, :2], np.full((7, 2, 40), 5, dtype))  # nothing else written
+    sigmoid = {0.0: 0.5, np.inf: 1.0, -np.inf: 0.0}
+    for v, y in zip(x.ravel()[:5], out.ravel()[:5], strict=True):
+        if np.isnan(v):
+            assert np.isnan(y)
+        elif name == "sigmoid":
+            assert y == sigmoid[float(v)]
+        elif v == -np.inf:
+            assert np.isnan(y)  # -inf * 0
+        else:
+            assert y == v  # +-0, +inf
+            assert np.signbit(y) == np.signbit(v)
+    for v, y in zip(x.ravel()[5:], out.ravel()[5:], strict=True):
+        ref = REFS[name](float(v))
+        if dtype == np.float64:
+            assert ulp_error(float(y), ref) <= 2.0, (v, y)
+        elif abs(float(ref)) >= 2.0**-126:
+            assert _f32_error(float(y), ref) <= 0.5 + 2.0**-28, (v, y)
+
+
+def test_evaluate_into_other_functions_and_large_blocks():
+    """Any other function takes the fresh-copy path (``x * x`` exactly, and float64
+    ``exp`` within its 1 ulp); a block beyond the thread's work buffers grows them, in a
+    thread of its own (buffers are per thread)."""
+    import threading
+
+    x = RNG.uniform(-3, 3, (3, 50)).astype(np.float32)
+    out = np.empty((3, 50), np.float64)
+    E.evaluate_into(lambda a: a * a, x, out)
+    assert all(y == float(v) * float(v) for v, y in zip(x.ravel(), out.ravel(), strict=True))
+    E.evaluate_into(E.exp, x, out)
+    pairs = zip(x.ravel(), out.ravel(), strict=True)
+    assert max(ulp_error(float(y), _exp(float(v))) for v, y in pairs) <= 1
+    big = RNG.uniform(-20, 20, 5 * E.CHUNK + 3)
+    got = np.empty_like(big)
+    errors: list[BaseException] = []
+
+    def body() -> None:
+        try:
+            E.evaluate_into(E.silu, big, got)
+        except BaseException as err:  # noqa: BLE001 - re-raised below
+            errors.append(err)
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join()
+    assert not errors
+    picks = RNG.integers(0, big.size, 60)
+    assert max(ulp_error(float(got[i]), REFS["silu"](float(big[i]))) for i in picks) <= 2.0
