@@ -244,10 +244,11 @@ def _exp_parts_into(
     np.add(k, _ROUNDER, out=t)
     bits = t.view(np.int64)  # 0x4338000000000000 + k (garbage for a NaN)
     np.bitwise_and(bits, _EXP_N - 1, out=j)  # k mod 256, in [0, 256) whatever bits holds
-    np.right_shift(bits, _EXP_BITS, out=bits)
-    # floor(k / 256): the low 32 bits of bits >> 8 (numpy's int64 -> int32 cast keeps
-    # them) are those of k >> 8
+    # m = floor(k / 256) = k >> 8 in int32: the low 32 bits of bits (numpy's int64 ->
+    # int32 cast keeps them) are k's, as |k| < 2**31 (for a NaN x they are garbage, and
+    # ldexp of the NaN lo gives that NaN whatever m is)
     np.copyto(m, bits, casting="unsafe")
+    np.right_shift(m, _EXP_BITS, out=m)
     # p = r + r^2 (C2 + r (C3 + r (C4 + r C5))): k's buffer is free
     p = np.multiply(r, _C5, out=k)
     for c in (_C4, _C3):
@@ -429,7 +430,7 @@ class _Scratch(threading.local):
         if n <= self.size:
             return
         self.size = n = max(n, CHUNK)
-        self.floats = [np.empty(n) for _ in range(7)]
+        self.floats = [np.empty(n) for _ in range(6)]
         self.clip = np.full(n, -_EXP_CLIP)
         self.m = np.empty(n, np.int32)
         self.j = np.empty(n, np.int64)
@@ -439,10 +440,11 @@ class _Scratch(threading.local):
 _SCRATCH = _Scratch()
 
 
-def _sigmoid_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+def _sigmoid_into(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """:func:`sigmoid` of a flat float64 chunk ``x`` written into ``out`` (float64, of
-    ``x``'s size; it may be ``x`` itself), which is returned; the temporaries are this
-    thread's :class:`_Scratch` (the first 5 of its float buffers).
+    ``x``'s size; it may be ``x`` itself), which is returned; with no ``out``, into the
+    thread's first work buffer (valid until the next use of the :class:`_Scratch`). The
+    temporaries are the thread's :class:`_Scratch` (its first 5 float buffers).
 
     ``e = e**-|x|`` (:func:`exp` of ``-|x|``: ``max(-|x|, -750)`` is exp's clip, as
     ``-|x| <= 750`` and a NaN stays the same NaN), then ``1 / (1 + e)`` for ``x >= 0``
@@ -461,16 +463,13 @@ def _sigmoid_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     d = np.add(e, 1.0, out=k)
     positive = np.greater_equal(x, 0.0, out=scratch.positive[:n])
     np.maximum(e, positive, out=e)
-    return np.divide(e, d, out=out)
+    return np.divide(e, d, out=a if out is None else out)  # a is free after the exp
 
 
 def _silu_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     """:func:`silu` of a flat float64 chunk ``x`` written into ``out`` (as
-    :func:`_sigmoid_into`; the sigmoid goes to the 6th scratch buffer), which is
-    returned: ``x * sigmoid(x)``."""
-    _SCRATCH.reserve(x.size)
-    s = _sigmoid_into(x, _SCRATCH.floats[5][: x.size])
-    return np.multiply(x, s, out=out)
+    :func:`_sigmoid_into`), which is returned: ``x * sigmoid(x)``."""
+    return np.multiply(x, _sigmoid_into(x), out=out)
 
 
 @_elementwise
@@ -521,7 +520,7 @@ def evaluate_into(function: Callable[..., np.ndarray], x: np.ndarray, out: np.nd
     """``out[...] = function(x widened to float64)``, rounded to ``out``'s dtype as numpy's
     assignment rounds (float32: to nearest even); ``x`` and ``out`` of one shape, not
     sharing memory, ``function`` elementwise. :func:`sigmoid` and :func:`silu` allocate
-    nothing here (the thread's :class:`_Scratch`: ``x`` is widened into its 7th buffer
+    nothing here (the thread's :class:`_Scratch`: ``x`` is widened into its 6th buffer
     and the in-place kernel evaluates the same operations as the function); any other
     function is called on a fresh float64 copy of ``x``. Floating-point warnings are off,
     as in :func:`_elementwise`."""
@@ -532,7 +531,7 @@ def evaluate_into(function: Callable[..., np.ndarray], x: np.ndarray, out: np.nd
             return
         n = x.size
         _SCRATCH.reserve(n)
-        wide = _SCRATCH.floats[6][:n]
+        wide = _SCRATCH.floats[5][:n]
         np.copyto(wide.reshape(x.shape), x)  # exact (a wider float type)
         out[...] = kernel(wide, wide).reshape(x.shape)
 
