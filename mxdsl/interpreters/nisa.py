@@ -335,13 +335,12 @@ _ACTIVATIONS: dict[nisa.ActivationFunction, Callable[[np.ndarray], np.ndarray]] 
 }
 
 
-_ACTIVATION_BLOCK = 4 * elementary.CHUNK
-"""Elements of an activation evaluated at once (:func:`_activate_blockwise`): 4 chunks of
-:mod:`mxdsl.numerics.elementary` (32768; every temporary stays small, off the
-page-faulting allocations of whole tiles). SiLU and sigmoid reuse the thread's work
-buffers (:func:`elementary.evaluate_into`), where a block of 4 chunks costs fewer ufunc
-calls than 4 blocks: a [128, 512] SiLU tile 0.53 ms against 0.58 at 2 chunks and 0.62 at
-1 (warm; with the caches flushed between tiles 0.80, 0.83, 0.88)."""
+_ACTIVATION_BLOCK: int | None = None
+"""Elements of an activation evaluated at once (:func:`_activate_blockwise`); None:
+:func:`elementary.block_elements` of the function (4 chunks of
+:mod:`mxdsl.numerics.elementary` for SiLU and sigmoid, which reuse the thread's work
+buffers, one chunk for the others), so every temporary stays small (off the
+page-faulting allocations of whole tiles). Tests set a number."""
 
 
 def _blockwise_target(dst: np.ndarray, x: np.ndarray) -> np.ndarray | None:
@@ -369,11 +368,13 @@ def _activate_blockwise(
 ) -> None:
     """``out[...] = function(x widened to float64)`` rounded to ``out``'s dtype (float32:
     numpy's round-to-nearest-even cast, :func:`round_to`'s; float64: exact), a block of
-    whole rows of about ``_ACTIVATION_BLOCK`` elements at a time
+    whole rows of about ``_ACTIVATION_BLOCK`` elements (by default
+    :func:`elementary.block_elements` of ``function``) at a time
     (:func:`elementary.evaluate_into`, without allocating for SiLU and sigmoid). The
     activations are elementwise (an element's result depends on that element only), so
     the blocks give the whole-tile bits; ``out`` must not share memory with ``x``."""
-    rows = max(1, _ACTIVATION_BLOCK // max(1, x.shape[1]))
+    block = _ACTIVATION_BLOCK or elementary.block_elements(function)
+    rows = max(1, block // max(1, x.shape[1]))
     for start in range(0, x.shape[0], rows):
         elementary.evaluate_into(function, x[start : start + rows], out[start : start + rows])
 

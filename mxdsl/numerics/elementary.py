@@ -516,6 +516,15 @@ _IN_PLACE: dict[Callable[..., np.ndarray], Callable[[np.ndarray, np.ndarray], np
 }
 
 
+def block_elements(function: Callable[..., np.ndarray]) -> int:
+    """Elements per :func:`evaluate_into` call that suit ``function``: 4 chunks for
+    sigmoid and SiLU (their work buffers are reused, so a larger block only saves ufunc
+    calls: a [128, 512] SiLU tile 0.53 ms in blocks of 4 chunks, 0.58 of 2, 0.62 of 1),
+    one :data:`CHUNK` for any other function (its fresh temporaries must stay small:
+    ``x * x`` on 4-chunk blocks page-faulted to 5x the time)."""
+    return 4 * CHUNK if function in _IN_PLACE else CHUNK
+
+
 def evaluate_into(function: Callable[..., np.ndarray], x: np.ndarray, out: np.ndarray) -> None:
     """``out[...] = function(x widened to float64)``, rounded to ``out``'s dtype as numpy's
     assignment rounds (float32: to nearest even); ``x`` and ``out`` of one shape, not
@@ -840,6 +849,7 @@ def power(a: object, b: object) -> np.ndarray:
 __all__ = [
     "INV_SQRT2",
     "SQRT_2_OVER_PI",
+    "block_elements",
     "erf",
     "erfc",
     "evaluate_into",

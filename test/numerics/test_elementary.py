@@ -308,3 +308,11 @@ def test_evaluate_into_other_functions_and_large_blocks():
     assert not errors
     picks = RNG.integers(0, big.size, 60)
     assert max(ulp_error(float(got[i]), REFS["silu"](float(big[i]))) for i in picks) <= 2.0
+
+
+def test_block_elements():
+    """4 chunks of 8192 for the in-place kernels (sigmoid, SiLU), one for the others."""
+    assert E.CHUNK == 8192
+    assert E.block_elements(E.silu) == E.block_elements(E.sigmoid) == 32768
+    assert E.block_elements(E.exp) == E.block_elements(E.tanh) == 8192
+    assert E.block_elements(lambda a: a) == 8192
