@@ -89,7 +89,8 @@ def _f64(x: object) -> np.ndarray:
 
 CHUNK = 8192
 """Elements per pass of :func:`_elementwise`: the temporaries stay in cache and off mmap
-(callers evaluating a large array piecewise use blocks of this size too)."""
+(callers evaluating a large array piecewise use blocks of this size too, or of
+:func:`block_elements`, which is 4 chunks where the work buffers are reused)."""
 
 
 def _elementwise(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:

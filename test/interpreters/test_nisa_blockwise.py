@@ -39,6 +39,18 @@ def test_blocks_give_the_whole_tile_bits(monkeypatch, block, dtype):
     assert np.array_equal(out.view(f"u{out.itemsize}"), want.view(f"u{want.itemsize}"))
 
 
+@pytest.mark.parametrize("name", ["silu", "sigmoid", "exp"])
+def test_default_blocks_give_the_whole_tile_bits(name):
+    """The default blocks (``elementary.block_elements``: 4 chunks of 8192 for SiLU and
+    sigmoid, 2 blocks here; one chunk, 5 blocks, for exp) on an [80, 512] tile."""
+    function = getattr(E, name)
+    x = _tile(80, 512)
+    out = np.full(x.shape, 7, np.float32)
+    N._activate_blockwise(function, x, out)
+    want = function(x.astype(np.float64)).astype(np.float32)
+    assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
+
+
 def test_target_is_a_view_of_dst_or_none():
     x = _tile(4, 8)
     dst = np.zeros((4, 2, 4), np.float32)
