@@ -279,22 +279,24 @@ def f32_to_bf16_into(values: np.ndarray, out: np.ndarray) -> None:
     through), with no bfloat16 array in between: ml_dtypes' rounding (to nearest even,
     overflow to inf, a NaN becomes the quiet NaN ``0x7FC0`` of its sign). RNE on the
     word: add ``0x7FFF`` plus the kept part's last bit, keep the high half (a carry out
-    of the significand steps the exponent, up to inf). Everything is read from
-    ``values`` before ``out`` is written, so the two may overlap."""
+    of the significand steps the exponent, up to inf). Whether any element is NaN is
+    read from ``values.max()`` (NaN exactly when one is: the maximum propagates NaN),
+    the NaN positions only then. Everything is read from ``values`` before ``out`` is
+    written, so the two may overlap."""
     words = values.view(np.uint32)
     rounded = np.asarray(words >> 16)  # a 0-d array stays an array
     rounded &= 1
     rounded += 0x7FFF
     rounded += words
     rounded >>= 16
-    nan = np.isnan(values)
-    quiet = None
-    if nan.any():
-        quiet = np.where(np.signbit(values[nan]), _BF16_NEGATIVE_NAN, _BF16_QUIET_NAN)
+    quiet: tuple[np.ndarray, np.ndarray] | None = None  # NaN positions, their words
+    if values.size and np.isnan(values.max()):
+        nan = np.isnan(values)
+        quiet = nan, np.where(np.signbit(values[nan]), _BF16_NEGATIVE_NAN, _BF16_QUIET_NAN)
     bits = out.view(np.uint16)
     np.copyto(bits, rounded, casting="unsafe")  # the high halves: below 2**16
     if quiet is not None:
-        bits[nan] = quiet
+        bits[quiet[0]] = quiet[1]
 
 
 def round_to(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:

@@ -79,6 +79,7 @@ from mxdsl.numerics.matmul import (
     BufferOperands,
     PeOperand,
     PePass,
+    bf16_to_f32,
     mx_pe_operand,
     pe_operand,
     pe_pass_into,
@@ -184,8 +185,14 @@ def store(op: Operation, dst: np.ndarray, values: np.ndarray) -> None:
 
 
 def to_f32(array: np.ndarray) -> np.ndarray:
-    if array.dtype == F32:
+    """``array`` as float32 (:func:`round_to`; itself when it is float32). A bfloat16
+    array goes straight to :func:`bf16_to_f32`, the branch :func:`round_to` takes for
+    it, without its dtype dispatch."""
+    dtype = array.dtype
+    if dtype == F32:
         return array
+    if dtype == _BF16 and isinstance(array, np.ndarray):
+        return bf16_to_f32(array)
     return round_to(array, F32)
 
 
@@ -289,11 +296,18 @@ def alu(op: nisa.AluOp, a: Any, b: Any) -> Any:
         return _ARITH[op](a, b)
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def _compute_domain(dst: np.ndarray, *tiles: np.ndarray, bitwise: bool = False) -> np.dtype:
     """int64 when every tile (dst included) is integer (exact integer ALU), else f32."""
-    if bitwise or all(not is_float_dtype(t.dtype) for t in (dst, *tiles)):
-        return np.dtype(np.int64)
-    return F32
+    if bitwise:
+        return _INT64
+    for tile in (dst, *tiles):
+        dtype = tile.dtype
+        if dtype.kind == "f" or dtype in ML_FLOATS:  # is_float_dtype, dtype in hand
+            return F32
+    return _INT64
 
 
 def _in_domain(array: np.ndarray, domain: np.dtype) -> np.ndarray:
@@ -546,6 +560,7 @@ class NisaFunctions(IndexFunctions):
         # keyed by id(op) (Operation hashes in Python); the op is kept to check identity
         self._subview_plans: dict[int, tuple[Operation, _SubviewPlan | None]] = {}
         self._loop_plans: dict[int, tuple[Operation, _LoopPlan | None]] = {}
+        self._indirect_plans: dict[int, tuple[Operation, tuple[Any, ...]]] = {}
         # the numpy index of a static subview: (op, source shape, offsets) -> index
         self._view_indices: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         # inside a read-only loop (see run_for): the last operand analysed per role, and
@@ -728,16 +743,26 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(memref.SubviewOp)
     def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues):
+        """A numpy view of the source (:func:`_subview`); the numpy index of an op with
+        static sizes and strides is kept per (op, source shape, dynamic offsets), so a
+        view seen before costs one dict lookup (its key spelled out for the common one
+        or two dynamic offsets)."""
         source = args[0]
-        try:  # the dynamic offsets: index values (IntegerAttr)
-            offsets = [v.value.data for v in args[1:]]
+        # the dynamic offsets: index values (IntegerAttr); an index is cached only for
+        # a planned op, which _subview_plans keeps alive
+        try:
+            if len(args) == 2:
+                key = (id(op), source.shape, args[1].value.data)
+            elif len(args) == 3:
+                key = (id(op), source.shape, args[1].value.data, args[2].value.data)
+            else:
+                key = (id(op), source.shape, *[v.value.data for v in args[1:]])
         except AttributeError:
-            offsets = [as_int(v) for v in args[1:]]
-        # an index is cached only for a planned op, which _subview_plans keeps alive
-        key = (id(op), source.shape, *offsets)
+            key = (id(op), source.shape, *[as_int(v) for v in args[1:]])
         index = self._view_indices.get(key)
         if index is not None:
             return (source[index],)
+        offsets = list(key[2:])
         known = self._subview_plans.get(id(op))
         if known is None or known[0] is not op:
             known = self._subview_plans[id(op)] = (op, _subview_plan(op))
@@ -778,33 +803,37 @@ class NisaFunctions(IndexFunctions):
     def run_dma_copy(self, interpreter: Interpreter, op: nisa.DmaCopyOp, args: PythonValues):
         if len(args) == 2:  # no dst_index / src_index: a plain (converting) copy
             dst, src = args
-            dst[...] = _dma_convert(src, dst.dtype).reshape(dst.shape)
+            if src.dtype != dst.dtype:
+                src = _dma_convert(src, dst.dtype)
+            if src.shape != dst.shape:
+                src = src.reshape(dst.shape)
+            dst[...] = src
             return ()
-        values = iter(args)
-        dst = next(values)
-        dst_index = next(values) if op.dst_index is not None else None
-        src = next(values)
-        src_index = next(values) if op.src_index is not None else None
-        dim = op.indirect_dim.value.data  # an index is given: len(args) > 2
-        skip = op.oob_mode.data == nisa.OobMode.SKIP
-        indexed = src if src_index is not None else dst
-        idx = np.asarray(src_index if src_index is not None else dst_index).reshape(-1)
-        idx = idx.astype(np.int64)
-        valid = (idx >= 0) & (idx < indexed.shape[dim])
-        every = bool(valid.all())
-        if not skip and not every:
-            bad = int(np.flatnonzero(~valid)[0])
-            raise OpInterpretationError(
-                op,
-                f"indirect DMA index {int(idx[bad])} at position {bad} is outside [0, "
-                f"{indexed.shape[dim]}) of dim {dim} (oob_mode error; use oob_mode skip to "
-                "drop such rows)",
-            )
+        scatter, dim, lead, skip = self._indirect_plan(op)  # an index is given
+        if scatter:
+            dst, index, src = args
+            indexed = dst
+        else:
+            dst, src, index = args
+            indexed = src
+        idx = np.asarray(index).reshape(-1)
+        size = indexed.shape[dim]
+        every = idx.size == 0 or (int(idx.min()) >= 0 and int(idx.max()) < size)
+        valid = None
+        if not every:
+            valid = (idx >= 0) & (idx < size)
+            if not skip:
+                bad = int(np.flatnonzero(~valid)[0])
+                raise OpInterpretationError(
+                    op,
+                    f"indirect DMA index {int(idx[bad])} at position {bad} is outside [0, "
+                    f"{size}) of dim {dim} (oob_mode error; use oob_mode skip to drop such "
+                    "rows)",
+                )
         # numpy indexing along dim (take's generic path is several times slower on the
         # ml_dtypes types); a gather converts only the rows it moves
-        lead = (slice(None),) * dim
-        if src_index is not None:  # gather: dst[.., i, ..] = src[.., idx[i], ..]
-            if every:
+        if not scatter:  # gather: dst[.., i, ..] = src[.., idx[i], ..]
+            if valid is None:
                 dst[...] = _dma_convert(src[(*lead, idx)], dst.dtype)
                 return ()
             rows = np.flatnonzero(valid)
@@ -812,12 +841,29 @@ class NisaFunctions(IndexFunctions):
             return ()
         # scatter: dst[.., idx[i], ..] = src[.., i, ..]
         converted = _dma_convert(src, dst.dtype)
-        if every:
+        if valid is None:
             dst[(*lead, idx)] = converted
             return ()
         rows = np.flatnonzero(valid)
         dst[(*lead, idx[rows])] = converted[(*lead, rows)]
         return ()
+
+    def _indirect_plan(self, op: nisa.DmaCopyOp) -> tuple[bool, int, tuple[slice, ...], bool]:
+        """An indirect ``dma_copy``'s static part, worked out once per op (reading its
+        optional operands costs microseconds per access): whether the index is dst's (a
+        scatter) rather than src's (a gather), the indexed dim, the ``slice(None)`` of
+        each dim before it, and whether out-of-range indices are skipped."""
+        known = self._indirect_plans.get(id(op))
+        if known is None or known[0] is not op:
+            dim = op.indirect_dim.value.data
+            plan = (
+                op.dst_index is not None,
+                dim,
+                (slice(None),) * dim,
+                op.oob_mode.data == nisa.OobMode.SKIP,
+            )
+            known = self._indirect_plans[id(op)] = (op, plan)
+        return known[1]
 
     @direct_impl(nisa.DmaComputeOp)
     def run_dma_compute(self, interpreter: Interpreter, op: nisa.DmaComputeOp, args: PythonValues):
@@ -1128,6 +1174,19 @@ class NisaFunctions(IndexFunctions):
         return (IntegerAttr(_wrap_i32(value), result_type),)
 
 
+_BoundStep = tuple[
+    Operation,
+    Callable[[list[Any]], tuple[Any, ...]],
+    tuple[int, ...],
+    tuple[tuple[SSAValue, int], ...],
+    int,
+    int,
+    Any,
+    Any,
+]
+"""A loop-body step with its op's implementation (:meth:`_LoopPlan.bind`)."""
+
+
 class _LoopPlan:
     """An ``scf.for`` body (one block) worked out once, its values numbered: the block
     arguments first, then the results of each op and the values read from enclosing
@@ -1136,7 +1195,17 @@ class _LoopPlan:
     body's regions read through the interpreter's scope (``scoped``), and what running
     it may write (:func:`_write_effect`)."""
 
-    __slots__ = ("has_matmul", "n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
+    __slots__ = (
+        "bound",
+        "bound_to",
+        "has_matmul",
+        "n_args",
+        "outer",
+        "scoped_args",
+        "size",
+        "steps",
+        "uses_scope",
+    )
 
     def __init__(self, block: Block) -> None:
         slots: dict[SSAValue, int] = {value: i for i, value in enumerate(block.args)}
@@ -1171,6 +1240,35 @@ class _LoopPlan:
         )
         self.size = len(slots)
         self.has_matmul = any(isinstance(body_op, _MATMUL_OPS) for body_op in block.ops)
+        self.bound_to: dict[Any, Any] | None = None
+        self.bound: tuple[_BoundStep, ...] = ()
+
+    def bind(self, implementations: dict[Any, Any]) -> tuple[_BoundStep, ...]:
+        """The steps with each op's implementation looked up in ``implementations`` (an
+        interpreter's ``_impls._impl_dict``, op type -> (functions, implementation)):
+        ``(op, read, result slots, scoped, effect, how, functions, function)``, ``how``
+        one of ``_CALL_DIRECT`` (a :func:`direct_impl`'s undecorated function, returning
+        the values), ``_YIELD`` (upstream's ``scf.yield``, not called),
+        ``_CALL_WRAPPED`` (any other implementation, returning an ``OpImplResult``) and
+        ``_RUN_OP`` (no implementation: ``Interpreter._run_op`` reports it). Worked out
+        once per plan and dict (held, so its identity is its own): an interpreter's
+        implementations are registered before it runs."""
+        if self.bound_to is implementations:
+            return self.bound
+        bound: list[_BoundStep] = []
+        for body_op, read, result_slots, scoped, effect in self.steps:
+            entry = implementations.get(type(body_op))
+            if entry is None:
+                how, owner, function = _RUN_OP, None, None
+            elif entry[1] in DIRECT_IMPLS:
+                how, owner, function = _CALL_DIRECT, entry[0], DIRECT_IMPLS[entry[1]]
+            elif entry[1] is _UPSTREAM_YIELD:
+                how, owner, function = _YIELD, None, None
+            else:
+                how, owner, function = _CALL_WRAPPED, entry[0], entry[1]
+            bound.append((body_op, read, result_slots, scoped, effect, how, owner, function))
+        self.bound_to, self.bound = implementations, tuple(bound)
+        return self.bound
 
     def frame(self, scope: ScopedDict[SSAValue, Any]) -> list[Any]:
         """A frame with the enclosing-scope values filled in (looked up once per loop)."""
@@ -1341,12 +1439,13 @@ def _run_loop_body(
     """One iteration of an ``scf.for`` body, as ``interpreter.run_ssacfg_region`` would
     run it (each op's listeners, its registered implementation, errors reported against
     the op as ``Interpreter._run_op`` does), but with operands read from the plan's
-    numbered frame instead of the scope chain, and a scope for the body only when an op
-    in it has regions (which read values through the scope). An implementation declared
-    with :func:`direct_impl` is called without xDSL's wrapper (its values are the
-    wrapper's ``OpImplResult.values``), and upstream's ``scf.yield`` (which returns its
-    operands) is not called: its operands are the body's results. ``functions`` is told
-    of each op outside ``_READ_ONLY_OPS`` before and after it runs (``_before_write``)."""
+    numbered frame instead of the scope chain, each op's implementation looked up once
+    per plan (:meth:`_LoopPlan.bind`), and a scope for the body only when an op in it
+    has regions (which read values through the scope). An implementation declared with
+    :func:`direct_impl` is called without xDSL's wrapper (its values are the wrapper's
+    ``OpImplResult.values``), and upstream's ``scf.yield`` (which returns its operands)
+    is not called: its operands are the body's results. ``functions`` is told of each
+    op outside ``_READ_ONLY_OPS`` before and after it runs (``_before_write``)."""
     frame[: plan.n_args] = args
     parent = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
     local: dict[SSAValue, Any] = {}
@@ -1354,36 +1453,33 @@ def _run_loop_body(
         local.update((value, frame[slot]) for value, slot in plan.scoped_args)
         interpreter._ctx = ScopedDict(parent, name="for_loop", local_scope=local)  # pyright: ignore[reportPrivateUsage]
     listeners = interpreter.listeners
-    implementations = interpreter._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
-    direct = DIRECT_IMPLS
+    steps = plan.bind(interpreter._impls._impl_dict)  # pyright: ignore[reportPrivateUsage]
     tracked = functions is not None
     results: Any = ()
     queueing = False
     try:
-        for body_op, read, result_slots, scoped, effect in plan.steps:
+        for body_op, read, result_slots, scoped, effect, how, owner, function in steps:
             inputs = read(frame)
             if effect and tracked:
                 queueing = functions._before_write(effect, inputs)  # pyright: ignore[reportOptionalMemberAccess, reportPrivateUsage]
-            entry = implementations.get(type(body_op))
             values: PythonValues
             terminator: TerminatorValue | None = None
-            if entry is None:  # Interpreter._run_op reports the missing implementation
+            if how == _RUN_OP:  # Interpreter._run_op reports the missing implementation
                 result = interpreter._run_op(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
                 values, terminator = result.values, result.terminator_value
             else:
                 for listener in listeners:
                     listener.will_interpret_op(body_op, inputs)
-                function = direct.get(entry[1])
-                if function is not None:
+                if how == _CALL_DIRECT:
                     try:
-                        values = function(entry[0], interpreter, body_op, inputs)
+                        values = function(owner, interpreter, body_op, inputs)
                     except Exception as error:
                         body_op.emit_error("Error while interpreting op", error)
-                elif entry[1] is _UPSTREAM_YIELD:  # what it returns, without the call
+                elif how == _YIELD:  # what it returns, without the call
                     values, terminator = (), ReturnedValues(inputs)
                 else:
                     try:
-                        result = entry[1](entry[0], interpreter, body_op, inputs)
+                        result = function(owner, interpreter, body_op, inputs)
                     except Exception as error:
                         body_op.emit_error("Error while interpreting op", error)
                     values, terminator = result.values, result.terminator_value
@@ -1412,6 +1508,13 @@ def _run_loop_body(
     finally:
         interpreter._ctx = parent  # pyright: ignore[reportPrivateUsage]
     return results
+
+
+# how a bound loop-body step runs its op (_LoopPlan.bind)
+_CALL_DIRECT = 0
+_YIELD = 1
+_CALL_WRAPPED = 2
+_RUN_OP = 3
 
 
 _UPSTREAM_YIELD = ScfFunctions.run_br  # pyright: ignore[reportUnknownMemberType]

@@ -74,3 +74,24 @@ def test_f32_to_bf16_into_a_strided_view_and_over_its_own_source():
     shared = values.copy()
     f32_to_bf16_into(shared, shared.view(np.uint16)[:, ::2].view(BF16))  # over its own bytes
     assert np.array_equal(shared.view(np.uint16)[:, ::2], expected)
+
+
+def test_f32_to_bf16_into_finds_a_lone_nan_anywhere():
+    """One NaN (either sign, any payload) at each position of an otherwise finite tile,
+    infinities and -0 beside it, and an empty tile: the NaN test reads max(values)."""
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((3, 5)).astype(np.float32)
+    base[0, 0], base[2, 4], base[1, 1] = np.inf, -np.inf, -0.0
+    for word in (0x7FC00000, 0xFF800001, 0x7FFFFFFF, 0xFFFFFFFF):
+        for position in np.ndindex(base.shape):
+            values = base.copy()
+            values.view(np.uint32)[position] = word
+            out = np.zeros(values.shape, BF16)
+            f32_to_bf16_into(values, out)
+            expected = _ml_dtypes_cast(values, BF16).view(np.uint16)
+            assert np.array_equal(out.view(np.uint16), expected)
+            assert out.view(np.uint16)[position] == (0xFFC0 if word >> 31 else 0x7FC0)
+    empty = np.zeros((0, 4), np.float32)
+    out = np.zeros((0, 4), BF16)
+    f32_to_bf16_into(empty, out)
+    assert out.shape == (0, 4)
