@@ -1174,19 +1174,6 @@ class NisaFunctions(IndexFunctions):
         return (IntegerAttr(_wrap_i32(value), result_type),)
 
 
-_BoundStep = tuple[
-    Operation,
-    Callable[[list[Any]], tuple[Any, ...]],
-    tuple[int, ...],
-    tuple[tuple[SSAValue, int], ...],
-    int,
-    int,
-    Any,
-    Any,
-]
-"""A loop-body step with its op's implementation (:meth:`_LoopPlan.bind`)."""
-
-
 class _LoopPlan:
     """An ``scf.for`` body (one block) worked out once, its values numbered: the block
     arguments first, then the results of each op and the values read from enclosing
@@ -1195,17 +1182,7 @@ class _LoopPlan:
     body's regions read through the interpreter's scope (``scoped``), and what running
     it may write (:func:`_write_effect`)."""
 
-    __slots__ = (
-        "bound",
-        "bound_to",
-        "has_matmul",
-        "n_args",
-        "outer",
-        "scoped_args",
-        "size",
-        "steps",
-        "uses_scope",
-    )
+    __slots__ = ("has_matmul", "n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
 
     def __init__(self, block: Block) -> None:
         slots: dict[SSAValue, int] = {value: i for i, value in enumerate(block.args)}
@@ -1240,35 +1217,6 @@ class _LoopPlan:
         )
         self.size = len(slots)
         self.has_matmul = any(isinstance(body_op, _MATMUL_OPS) for body_op in block.ops)
-        self.bound_to: dict[Any, Any] | None = None
-        self.bound: tuple[_BoundStep, ...] = ()
-
-    def bind(self, implementations: dict[Any, Any]) -> tuple[_BoundStep, ...]:
-        """The steps with each op's implementation looked up in ``implementations`` (an
-        interpreter's ``_impls._impl_dict``, op type -> (functions, implementation)):
-        ``(op, read, result slots, scoped, effect, how, functions, function)``, ``how``
-        one of ``_CALL_DIRECT`` (a :func:`direct_impl`'s undecorated function, returning
-        the values), ``_YIELD`` (upstream's ``scf.yield``, not called),
-        ``_CALL_WRAPPED`` (any other implementation, returning an ``OpImplResult``) and
-        ``_RUN_OP`` (no implementation: ``Interpreter._run_op`` reports it). Worked out
-        once per plan and dict (held, so its identity is its own): an interpreter's
-        implementations are registered before it runs."""
-        if self.bound_to is implementations:
-            return self.bound
-        bound: list[_BoundStep] = []
-        for body_op, read, result_slots, scoped, effect in self.steps:
-            entry = implementations.get(type(body_op))
-            if entry is None:
-                how, owner, function = _RUN_OP, None, None
-            elif entry[1] in DIRECT_IMPLS:
-                how, owner, function = _CALL_DIRECT, entry[0], DIRECT_IMPLS[entry[1]]
-            elif entry[1] is _UPSTREAM_YIELD:
-                how, owner, function = _YIELD, None, None
-            else:
-                how, owner, function = _CALL_WRAPPED, entry[0], entry[1]
-            bound.append((body_op, read, result_slots, scoped, effect, how, owner, function))
-        self.bound_to, self.bound = implementations, tuple(bound)
-        return self.bound
 
     def frame(self, scope: ScopedDict[SSAValue, Any]) -> list[Any]:
         """A frame with the enclosing-scope values filled in (looked up once per loop)."""
@@ -1439,13 +1387,12 @@ def _run_loop_body(
     """One iteration of an ``scf.for`` body, as ``interpreter.run_ssacfg_region`` would
     run it (each op's listeners, its registered implementation, errors reported against
     the op as ``Interpreter._run_op`` does), but with operands read from the plan's
-    numbered frame instead of the scope chain, each op's implementation looked up once
-    per plan (:meth:`_LoopPlan.bind`), and a scope for the body only when an op in it
-    has regions (which read values through the scope). An implementation declared with
-    :func:`direct_impl` is called without xDSL's wrapper (its values are the wrapper's
-    ``OpImplResult.values``), and upstream's ``scf.yield`` (which returns its operands)
-    is not called: its operands are the body's results. ``functions`` is told of each
-    op outside ``_READ_ONLY_OPS`` before and after it runs (``_before_write``)."""
+    numbered frame instead of the scope chain, and a scope for the body only when an op
+    in it has regions (which read values through the scope). An implementation declared
+    with :func:`direct_impl` is called without xDSL's wrapper (its values are the
+    wrapper's ``OpImplResult.values``), and upstream's ``scf.yield`` (which returns its
+    operands) is not called: its operands are the body's results. ``functions`` is told
+    of each op outside ``_READ_ONLY_OPS`` before and after it runs (``_before_write``)."""
     frame[: plan.n_args] = args
     parent = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
     local: dict[SSAValue, Any] = {}
@@ -1453,33 +1400,36 @@ def _run_loop_body(
         local.update((value, frame[slot]) for value, slot in plan.scoped_args)
         interpreter._ctx = ScopedDict(parent, name="for_loop", local_scope=local)  # pyright: ignore[reportPrivateUsage]
     listeners = interpreter.listeners
-    steps = plan.bind(interpreter._impls._impl_dict)  # pyright: ignore[reportPrivateUsage]
+    implementations = interpreter._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
+    direct = DIRECT_IMPLS
     tracked = functions is not None
     results: Any = ()
     queueing = False
     try:
-        for body_op, read, result_slots, scoped, effect, how, owner, function in steps:
+        for body_op, read, result_slots, scoped, effect in plan.steps:
             inputs = read(frame)
             if effect and tracked:
                 queueing = functions._before_write(effect, inputs)  # pyright: ignore[reportOptionalMemberAccess, reportPrivateUsage]
+            entry = implementations.get(type(body_op))
             values: PythonValues
             terminator: TerminatorValue | None = None
-            if how == _RUN_OP:  # Interpreter._run_op reports the missing implementation
+            if entry is None:  # Interpreter._run_op reports the missing implementation
                 result = interpreter._run_op(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
                 values, terminator = result.values, result.terminator_value
             else:
                 for listener in listeners:
                     listener.will_interpret_op(body_op, inputs)
-                if how == _CALL_DIRECT:
+                function = direct.get(entry[1])
+                if function is not None:
                     try:
-                        values = function(owner, interpreter, body_op, inputs)
+                        values = function(entry[0], interpreter, body_op, inputs)
                     except Exception as error:
                         body_op.emit_error("Error while interpreting op", error)
-                elif how == _YIELD:  # what it returns, without the call
+                elif entry[1] is _UPSTREAM_YIELD:  # what it returns, without the call
                     values, terminator = (), ReturnedValues(inputs)
                 else:
                     try:
-                        result = function(owner, interpreter, body_op, inputs)
+                        result = entry[1](entry[0], interpreter, body_op, inputs)
                     except Exception as error:
                         body_op.emit_error("Error while interpreting op", error)
                     values, terminator = result.values, result.terminator_value
@@ -1508,13 +1458,6 @@ def _run_loop_body(
     finally:
         interpreter._ctx = parent  # pyright: ignore[reportPrivateUsage]
     return results
-
-
-# how a bound loop-body step runs its op (_LoopPlan.bind)
-_CALL_DIRECT = 0
-_YIELD = 1
-_CALL_WRAPPED = 2
-_RUN_OP = 3
 
 
 _UPSTREAM_YIELD = ScfFunctions.run_br  # pyright: ignore[reportUnknownMemberType]

@@ -548,33 +548,3 @@ def test_a_sendrecv_destination_read_by_a_loops_matmul_is_seen_fresh() -> None:
             want = pe_pass(w.T, held)
             assert np.array_equal(out[core, i].view(np.uint32), want.view(np.uint32))
             held = np.float32(2.0 ** (i + 1)) * x[1 - core]  # the peer's doubled tile
-
-
-def test_a_loop_plan_binds_each_interpreters_implementations() -> None:
-    """``_LoopPlan.bind``: mxdsl's ``arith.addi`` called directly and upstream's
-    ``scf.yield`` skipped; implementations registered over them called through their
-    wrapper; no implementation left to ``Interpreter._run_op``; one binding per dict,
-    redone for another interpreter's."""
-    from mxdsl.interpreters import nisa as ni
-
-    ctx = _context()
-    module, _ = parse_located(ctx, _SUM, "sum.mlir")
-    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
-    plan = ni._LoopPlan(loop.body.block)
-    plain = make_interpreter(module, ctx)._impls._impl_dict
-    offset = make_interpreter(module, ctx, extra=[_OffsetAddi])._impls._impl_dict
-    steps = plan.bind(plain)
-    assert [(type(s[0]), s[5]) for s in steps] == [
-        (arith.AddiOp, ni._CALL_DIRECT),
-        (scf.YieldOp, ni._YIELD),
-    ]
-    assert steps[0][7].__name__ == "run_addi"
-    assert steps[0][7].__module__ == "mxdsl.interpreters.index"
-    assert plan.bind(plain) is steps
-    rebound = plan.bind(offset)
-    assert [s[5] for s in rebound] == [ni._CALL_WRAPPED, ni._CALL_WRAPPED]
-    assert rebound[0][6].__class__ is _OffsetAddi
-    assert [s[5] for s in plan.bind({})] == [ni._RUN_OP, ni._RUN_OP]
-    again = plan.bind(plain)
-    assert again is not steps
-    assert again[0][5] == ni._CALL_DIRECT
