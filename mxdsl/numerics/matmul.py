@@ -443,7 +443,11 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     The work of all-zero stationary / moving columns (padding tokens: about half the PE
     work of a block-layout MoE kernel) is skipped: such an output is an exact zero, +0.
     That holds only while the operand on the other side is finite (0 * inf is NaN), so a
-    non-finite element there makes the passes run without skipping."""
+    non-finite element there makes the passes run without skipping.
+
+    The batch's products are rounded to fp32 in one cast before they are written: the
+    PSUM add of a pass is then an fp32 add of fp32 values, the same bits as the ufunc's
+    per-element cast and add (:func:`_write`), without its buffered casting loop."""
     if not passes:
         return
     EXACT_PATH.outputs += sum(p.dst.size for p in passes)
@@ -468,10 +472,11 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     if nonfinite:
         canonicalize_nan(products)
     renormalize = nonfinite or may_overflow(rows, moving.quick_bits, moving.tile.shape[0])
+    rounded = products.astype(np.float32)  # each pass's rounding to fp32, in one cast
     offset = 0
     for p in passes:
         count = _count(p.stationary.columns)
-        block = products[offset : offset + count]
+        block = rounded[offset : offset + count]
         _write(p.dst, p.stationary.columns, columns, block, p.accumulate)
         _write(p.dst, p.stationary.zero_columns, columns, 0.0, p.accumulate)
         if renormalize and p.accumulate:  # inf + -inf in PSUM: the canonical NaN
