@@ -29,6 +29,7 @@ sum that underflows gives -0.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -242,7 +243,7 @@ def scratch(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
     buffers: dict[np.dtype, np.ndarray] | None = getattr(_SCRATCH, "buffers", None)
     if buffers is None:
         buffers = _SCRATCH.buffers = {}
-    size = int(np.prod(shape))
+    size = math.prod(shape)  # np.prod of a tuple costs ~3 us, as much as the rest
     buffer = buffers.get(dtype)
     if buffer is None or buffer.size < size:
         buffer = buffers[dtype] = np.empty(size, dtype=dtype)
