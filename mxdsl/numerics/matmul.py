@@ -452,14 +452,19 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         return
     EXACT_PATH.outputs += sum(p.dst.size for p in passes)
     stationaries = [p.stationary for p in passes]
+    columns = slice(0, moving.tile.shape[1])
+    if _count(moving.columns) == 0 or all(_count(s.columns) == 0 for s in stationaries):
+        # nothing to multiply (e.g. a block of padding tokens): all +0 where the skip is
+        # exact, which needs finiteness only (no bounds: _row_bits is not read)
+        if not _skip_is_exact(moving, stationaries):
+            _unskipped_passes_into(moving, passes)
+            return
+        for p in passes:
+            _write(p.dst, slice(0, p.dst.shape[0]), columns, 0.0, p.accumulate)
+        return
     rows, stacked = _row_bits(stationaries)  # every stationary's bounds (so finiteness) known
     if not _skip_is_exact(moving, stationaries):  # every column multiplied
         _unskipped_passes_into(moving, passes)
-        return
-    columns = slice(0, moving.tile.shape[1])
-    if _count(moving.columns) == 0 or all(_count(s.columns) == 0 for s in stationaries):
-        for p in passes:  # nothing to multiply (e.g. a block of padding tokens): all +0
-            _write(p.dst, slice(0, p.dst.shape[0]), columns, 0.0, p.accumulate)
         return
     lhs = _lhs(stationaries, stacked)
     products = _products(moving, lhs)
@@ -606,7 +611,9 @@ def _skip_is_exact(moving: PeOperand, stationaries: Sequence[PeOperand]) -> bool
     all-zero columns every stationary is finite, when a stationary has some the moving
     operand is (only nonzero columns can hold an infinity or NaN). The moving operand's
     finiteness comes from its quick bounds when the passes multiply something (they read
-    them anyway), else from its own cheaper read (:attr:`PeOperand.finite`)."""
+    them anyway), else from its own cheaper read (:attr:`PeOperand.finite`); so does each
+    stationary's (:func:`pe_passes_into` reads their bounds first only when the batch
+    multiplies something)."""
     if not moving.dense and not all(s.finite for s in stationaries):
         return False
     if all(s.dense for s in stationaries):
