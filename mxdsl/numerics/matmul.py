@@ -443,19 +443,28 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     The work of all-zero stationary / moving columns (padding tokens: about half the PE
     work of a block-layout MoE kernel) is skipped: such an output is an exact zero, +0.
     That holds only while the operand on the other side is finite (0 * inf is NaN), so a
-    non-finite element there makes the passes run without skipping."""
+    non-finite element there makes the passes run without skipping.
+
+    The batch's products are rounded to fp32 in one cast before they are written: the
+    PSUM add of a pass is then an fp32 add of fp32 values, the same bits as the ufunc's
+    per-element cast and add (:func:`_write`), without its buffered casting loop."""
     if not passes:
         return
     EXACT_PATH.outputs += sum(p.dst.size for p in passes)
     stationaries = [p.stationary for p in passes]
+    columns = slice(0, moving.tile.shape[1])
+    if _count(moving.columns) == 0 or all(_count(s.columns) == 0 for s in stationaries):
+        # nothing to multiply (e.g. a block of padding tokens): all +0 where the skip is
+        # exact, which needs finiteness only (no bounds: _row_bits is not read)
+        if not _skip_is_exact(moving, stationaries):
+            _unskipped_passes_into(moving, passes)
+            return
+        for p in passes:
+            _write(p.dst, slice(0, p.dst.shape[0]), columns, 0.0, p.accumulate)
+        return
     rows, stacked = _row_bits(stationaries)  # every stationary's bounds (so finiteness) known
     if not _skip_is_exact(moving, stationaries):  # every column multiplied
         _unskipped_passes_into(moving, passes)
-        return
-    columns = slice(0, moving.tile.shape[1])
-    if _count(moving.columns) == 0 or all(_count(s.columns) == 0 for s in stationaries):
-        for p in passes:  # nothing to multiply (e.g. a block of padding tokens): all +0
-            _write(p.dst, slice(0, p.dst.shape[0]), columns, 0.0, p.accumulate)
         return
     lhs = _lhs(stationaries, stacked)
     products = _products(moving, lhs)
@@ -468,10 +477,11 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     if nonfinite:
         canonicalize_nan(products)
     renormalize = nonfinite or may_overflow(rows, moving.quick_bits, moving.tile.shape[0])
+    rounded = products.astype(np.float32)  # each pass's rounding to fp32, in one cast
     offset = 0
     for p in passes:
         count = _count(p.stationary.columns)
-        block = products[offset : offset + count]
+        block = rounded[offset : offset + count]
         _write(p.dst, p.stationary.columns, columns, block, p.accumulate)
         _write(p.dst, p.stationary.zero_columns, columns, 0.0, p.accumulate)
         if renormalize and p.accumulate:  # inf + -inf in PSUM: the canonical NaN
@@ -601,7 +611,9 @@ def _skip_is_exact(moving: PeOperand, stationaries: Sequence[PeOperand]) -> bool
     all-zero columns every stationary is finite, when a stationary has some the moving
     operand is (only nonzero columns can hold an infinity or NaN). The moving operand's
     finiteness comes from its quick bounds when the passes multiply something (they read
-    them anyway), else from its own cheaper read (:attr:`PeOperand.finite`)."""
+    them anyway), else from its own cheaper read (:attr:`PeOperand.finite`); so does each
+    stationary's (:func:`pe_passes_into` reads their bounds first only when the batch
+    multiplies something)."""
     if not moving.dense and not all(s.finite for s in stationaries):
         return False
     if all(s.dense for s in stationaries):

@@ -81,3 +81,33 @@ def test_a_batch_that_multiplies_nothing_reads_only_finiteness(special: str) -> 
     want = exact_pass(np.concatenate([np.zeros((4, 16), BF16), lhs]), moving_values)
     np.testing.assert_array_equal(bits(dst), bits(want))
     assert "quick_bits" in moving.__dict__
+
+
+@pytest.mark.parametrize("special", ["none", "inf", "nan"])
+def test_a_batch_of_zero_tokens_reads_only_the_stationaries_finiteness(special: str) -> None:
+    """An all-zero moving tile (a block of padding tokens) against nonzero stationaries:
+    nothing to multiply, so the stationaries' bounds are not read, only their finiteness
+    (+0 everywhere, or the canonical NaN in the rows of a stationary column holding an
+    infinity or NaN: 0 * inf). Accumulating, the +0 is added (a -0 in PSUM becomes +0)."""
+    values = _with(BF16, special)  # [K=16, 12]
+    moving_values = np.zeros((16, 6), BF16)
+    moving_values[3, 2] = -0.0
+    dst = np.full((12, 6), 5.0, np.float32)
+    dst[0, 0] = -0.0
+    start = dst.copy()
+    stationaries = [pe_operand(values[:, :5]), pe_operand(values[:, 5:])]
+    moving = pe_operand(moving_values)
+    pe_passes_into(
+        moving, [PePass(dst[:5], stationaries[0], True), PePass(dst[5:], stationaries[1], True)]
+    )
+    for s in stationaries:
+        assert "quick_bits" not in s.__dict__
+    with np.errstate(invalid="ignore"):
+        bad_rows = ~np.isfinite(values.astype(np.float64)).all(axis=0)  # column m: row m
+    want = start + np.float32(0.0)  # every pass sum is +0 (-0 + +0 is +0)
+    want[bad_rows] = np.nan
+    want_bits = want.view(np.uint32).copy()
+    want_bits[bad_rows] = 0x7FC0_0000  # the canonical NaN
+    np.testing.assert_array_equal(bits(dst), want_bits)
+    assert bits(dst)[0, 0] == 0
+    assert bad_rows.any() == (special != "none")

@@ -190,3 +190,20 @@ def test_buffer_operand_figures_are_the_tiles_own(plain: bool) -> None:
     rows, _ = _row_bits(got)
     side_by_side = np.concatenate([t[:, o.columns] for t, o in zip(tiles, got, strict=True)], 1)
     _assert_figures(rows, _expected(side_by_side))
+
+
+def test_packed_bits_are_views_of_the_block_rows() -> None:
+    """ColumnBits.packed: top, low, count and width are rows 0..3 of the block (views, no
+    copies), log as given; concatenating packed parts joins the blocks column-wise."""
+    block = np.arange(4 * 6, dtype=np.int64).reshape(4, 6)
+    bits = ColumnBits.packed(block, 3)
+    for row, name in enumerate(("top", "low", "count", "width")):
+        figure = getattr(bits, name)
+        np.testing.assert_array_equal(figure, block[row])
+        assert np.shares_memory(figure, block)
+    assert bits.log == 3
+    other = ColumnBits.packed(-np.ones((4, 2), np.int64), 5)
+    joined = ColumnBits.concatenate([bits, other])
+    np.testing.assert_array_equal(joined.top, [0, 1, 2, 3, 4, 5, -1, -1])
+    np.testing.assert_array_equal(joined.width, [18, 19, 20, 21, 22, 23, -1, -1])
+    assert joined.log == 5

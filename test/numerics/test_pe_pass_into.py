@@ -234,3 +234,20 @@ def test_mx_operand_in_float64_is_the_f32_operand_widened() -> None:
     assert f64.dtype == np.float64
     assert f64.shape == f32.shape
     assert np.array_equal(f64.astype(np.float32).view(np.uint32), f32.view(np.uint32))
+
+
+def test_each_pass_is_rounded_to_fp32_before_its_psum_add() -> None:
+    """``dst += pass`` adds the pass's own fp32 rounding: for the sum 2**-24 + 2**-50
+    (fp32: 2**-24) onto 1, the tie 1 + 2**-24 goes to the even 1 (adding the float64 sum
+    would round up to 1 + 2**-23); for 2**-24 - 2**-50 (fp32: 2**-24) onto 1 + 2**-23,
+    the tie goes to the even 1 + 2**-22 (the float64 sum would stay at 1 + 2**-23). Both
+    passes in one batch, so through its one rounding of the stacked products."""
+    moving = np.array([[2.0**-24], [2.0**-50]], dtype=ml_dtypes.bfloat16)  # [K, N]
+    up = np.array([[1.0], [1.0]], dtype=ml_dtypes.bfloat16)  # [K, M]
+    down = np.array([[1.0], [-1.0]], dtype=ml_dtypes.bfloat16)
+    first = np.array([[1.0]], dtype=np.float32)
+    second = np.array([[1.0 + 2.0**-23]], dtype=np.float32)
+    passes = [PePass(first, pe_operand(up), True), PePass(second, pe_operand(down), True)]
+    pe_passes_into(pe_operand(moving), passes)
+    assert first[0, 0] == np.float32(1.0)
+    assert second[0, 0] == np.float32(1.0 + 2.0**-22)
