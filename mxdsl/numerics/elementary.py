@@ -25,13 +25,14 @@ from __future__ import annotations
 import decimal
 import functools
 import math
-import threading
 from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 
 import numpy as np
+
+from mxdsl.numerics.exact import scratch
 
 F64 = np.float64
 
@@ -411,58 +412,44 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return _sigmoid_into(x, np.empty_like(x))
 
 
-class _Scratch(threading.local):
-    """One thread's work buffers of :func:`_sigmoid_into` (flat, ``size`` elements,
-    grown on demand): reused from call to call, so the SiLU / sigmoid kernel allocates
-    nothing. Fresh temporaries of a few dozen kB cost a page fault per 4 kB whenever the
-    allocator has just handed its top of heap back to the system, which the
-    interpreter's large tiles make common (measured: the same SiLU tile 3x slower)."""
-
-    def __init__(self) -> None:
-        self.size = 0
-        self.floats: list[np.ndarray] = []
-        self.clip = np.empty(0)
-        self.m = np.empty(0, np.int32)
-        self.j = np.empty(0, np.int64)
-        self.positive = np.empty(0, bool)
-
-    def reserve(self, n: int) -> None:
-        """Make every buffer hold at least ``n`` elements."""
-        if n <= self.size:
-            return
-        self.size = n = max(n, CHUNK)
-        self.floats = [np.empty(n) for _ in range(6)]
-        self.clip = np.full(n, -_EXP_CLIP)
-        self.m = np.empty(n, np.int32)
-        self.j = np.empty(n, np.int64)
-        self.positive = np.empty(n, bool)
+_F64 = np.dtype(F64)
+_LOWER_CLIP = [np.full(4 * CHUNK, -_EXP_CLIP)]  # grown on demand, never written
 
 
-_SCRATCH = _Scratch()
+def _lower_clip(n: int) -> np.ndarray:
+    """``n`` copies of exp's lower clip -750 (numpy's ``maximum`` against an array has a
+    SIMD loop, against a scalar none: 2.7 against 4.3 us per 8192)."""
+    bound = _LOWER_CLIP[0]
+    if bound.size < n:
+        bound = _LOWER_CLIP[0] = np.full(n, -_EXP_CLIP)
+    return bound[:n]
 
 
 def _sigmoid_into(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """:func:`sigmoid` of a flat float64 chunk ``x`` written into ``out`` (float64, of
     ``x``'s size; it may be ``x`` itself), which is returned; with no ``out``, into the
-    thread's first work buffer (valid until the next use of the :class:`_Scratch`). The
-    temporaries are the thread's :class:`_Scratch` (its first 5 float buffers).
+    thread's first float64 work buffer (valid until the next call). The temporaries are
+    the thread's :func:`~mxdsl.numerics.exact.scratch` buffers (float64 slot 0 as five
+    rows, int32, int64 and bool): reused from call to call, so the SiLU / sigmoid kernel
+    allocates nothing. Fresh temporaries of a few dozen kB cost a page fault per 4 kB
+    whenever the allocator has just handed its top of heap back to the system, which the
+    interpreter's large tiles make common (measured: the same SiLU tile 3x slower).
 
     ``e = e**-|x|`` (:func:`exp` of ``-|x|``: ``max(-|x|, -750)`` is exp's clip, as
     ``-|x| <= 750`` and a NaN stays the same NaN), then ``1 / (1 + e)`` for ``x >= 0``
     and ``e / (1 + e)`` below; the numerator is ``max(e, x >= 0)`` (``e <= 1``; a NaN
     ``e`` is kept)."""
     n = x.size
-    scratch = _SCRATCH
-    scratch.reserve(n)
-    a, hi, lo, k, r = (f[:n] for f in scratch.floats[:5])
+    a, hi, lo, k, r = (scratch(_F64, (n,), slot) for slot in (0, 2, 3, 4, 5))  # 1: evaluate_into's
+    m = scratch(np.dtype(np.int32), (n,))
     np.abs(x, out=a)
     np.negative(a, out=a)
-    np.maximum(a, scratch.clip[:n], out=a)
-    _exp_parts_into(a, hi, lo, scratch.m[:n], k, r, scratch.j[:n])
+    np.maximum(a, _lower_clip(n), out=a)
+    _exp_parts_into(a, hi, lo, m, k, r, scratch(np.dtype(np.int64), (n,)))
     lo += hi
-    e = np.ldexp(lo, scratch.m[:n], out=lo)
+    e = np.ldexp(lo, m, out=lo)
     d = np.add(e, 1.0, out=k)
-    positive = np.greater_equal(x, 0.0, out=scratch.positive[:n])
+    positive = np.greater_equal(x, 0.0, out=scratch(np.dtype(bool), (n,)))
     np.maximum(e, positive, out=e)
     return np.divide(e, d, out=a if out is None else out)  # a is free after the exp
 
@@ -530,7 +517,7 @@ def evaluate_into(function: Callable[..., np.ndarray], x: np.ndarray, out: np.nd
     """``out[...] = function(x widened to float64)``, rounded to ``out``'s dtype as numpy's
     assignment rounds (float32: to nearest even); ``x`` and ``out`` of one shape, not
     sharing memory, ``function`` elementwise. :func:`sigmoid` and :func:`silu` allocate
-    nothing here (the thread's :class:`_Scratch`: ``x`` is widened into its 6th buffer
+    nothing here (``x`` is widened into the thread's float64 scratch slot 1
     and the in-place kernel evaluates the same operations as the function); any other
     function is called on a fresh float64 copy of ``x``. Floating-point warnings are off,
     as in :func:`_elementwise`."""
@@ -539,11 +526,9 @@ def evaluate_into(function: Callable[..., np.ndarray], x: np.ndarray, out: np.nd
         if kernel is None:
             out[...] = np.asarray(function(x.astype(np.float64)), dtype=np.float64)
             return
-        n = x.size
-        _SCRATCH.reserve(n)
-        wide = _SCRATCH.floats[5][:n]
-        np.copyto(wide.reshape(x.shape), x)  # exact (a wider float type)
-        out[...] = kernel(wide, wide).reshape(x.shape)
+        wide = scratch(_F64, x.shape, slot=1)  # held while the kernel uses slot 0
+        np.copyto(wide, x)  # exact (a wider float type)
+        out[...] = kernel(wide.reshape(-1), wide.reshape(-1)).reshape(x.shape)
 
 
 def _sigmoid_of_pair(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:

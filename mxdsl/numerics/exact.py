@@ -242,17 +242,21 @@ def _exponents(words: np.ndarray, mantissa_bits: int, offsets: np.ndarray, block
 _SCRATCH = threading.local()
 
 
-def scratch(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+def scratch(dtype: np.dtype, shape: tuple[int, ...], slot: int = 0) -> np.ndarray:
     """A per-thread scratch array of ``dtype`` and ``shape`` (its contents undefined),
     reused from call to call: a fresh temporary of a large tile costs its page faults
-    every time (the SPMD interpreter runs cores in threads, hence one per thread)."""
-    buffers: dict[np.dtype, np.ndarray] | None = getattr(_SCRATCH, "buffers", None)
+    every time (the SPMD interpreter runs cores in threads, hence one per thread). Each
+    ``(dtype, slot)`` is one buffer: a caller holding one while it calls code that asks
+    for the same pair gets the same memory, so work held across such calls takes its own
+    ``slot``."""
+    buffers: dict[tuple[np.dtype, int], np.ndarray] | None = getattr(_SCRATCH, "buffers", None)
     if buffers is None:
         buffers = _SCRATCH.buffers = {}
     size = math.prod(shape)  # np.prod of a tuple costs ~3 us, as much as the rest
-    buffer = buffers.get(dtype)
+    key = (dtype, slot)
+    buffer = buffers.get(key)
     if buffer is None or buffer.size < size:
-        buffer = buffers[dtype] = np.empty(size, dtype=dtype)
+        buffer = buffers[key] = np.empty(size, dtype=dtype)
     return buffer[:size].reshape(shape)
 
 
