@@ -315,6 +315,8 @@ def round_to(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     source = values.dtype
     if source == dtype:
         return values.copy()
+    if source == _BF16 and dtype == _F32 and isinstance(values, np.ndarray):
+        return bf16_to_f32(values)  # exact: first, as the interpreters widen bf16 tiles often
     if dtype == np.bool_:
         return values != 0
     if is_float_dtype(dtype):
@@ -324,11 +326,8 @@ def round_to(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
         if source == np.float64 and dtype.itemsize < 4:
             values = _round_to_odd_f32(values)
             source = values.dtype
-        if isinstance(values, np.ndarray):
-            if source == _F32 and dtype == _BF16:
-                return _f32_to_bf16(values)
-            if source == _BF16 and dtype == _F32:
-                return bf16_to_f32(values)
+        if source == _F32 and dtype == _BF16 and isinstance(values, np.ndarray):
+            return _f32_to_bf16(values)
         with np.errstate(over="ignore", invalid="ignore"):
             return values.astype(dtype)
     if is_float_dtype(source):

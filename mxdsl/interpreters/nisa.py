@@ -79,7 +79,6 @@ from mxdsl.numerics.matmul import (
     BufferOperands,
     PeOperand,
     PePass,
-    bf16_to_f32,
     mx_pe_operand,
     pe_operand,
     pe_pass_into,
@@ -185,14 +184,9 @@ def store(op: Operation, dst: np.ndarray, values: np.ndarray) -> None:
 
 
 def to_f32(array: np.ndarray) -> np.ndarray:
-    """``array`` as float32 (:func:`round_to`; itself when it is float32). A bfloat16
-    array goes straight to :func:`bf16_to_f32`, the branch :func:`round_to` takes for
-    it, without its dtype dispatch."""
-    dtype = array.dtype
-    if dtype == F32:
+    """``array`` as float32 (:func:`round_to`; itself when it is float32)."""
+    if array.dtype == F32:
         return array
-    if dtype == _BF16 and isinstance(array, np.ndarray):
-        return bf16_to_f32(array)
     return round_to(array, F32)
 
 
