@@ -476,21 +476,30 @@ def canonicalize_nan(array: np.ndarray) -> None:
 
 
 def fix_uncertified(
-    out: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, rows: ColumnBits, columns: ColumnBits
+    out: np.ndarray,
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    rows: ColumnBits,
+    columns: ColumnBits,
+    *,
+    quiet: bool = False,
 ) -> int:
     """Make ``out = lhs[..., M, K] @ rhs[..., K, N]`` (float64, computed by any BLAS)
     round to the exact sums' fp32 values everywhere. ``rows`` / ``columns``: (bounds of)
     the :class:`ColumnBits` of lhs's rows and rhs's columns. Of the outputs the
     certificate does not cover, those whose fp32 rounding an error bound from the
     exponents alone proves right are kept (:func:`_doubtful`); the few others are settled
-    from their products (:func:`_settle`). Returns how many outputs took the exact path."""
+    from their products (:func:`_settle`). Returns how many outputs took the exact path.
+    ``quiet``: the caller ignores overflow and invalid already (``np.errstate``, as
+    :func:`~mxdsl.numerics.matmul.pe_passes_into` does), so none is entered here (that
+    costs as much as a numpy call); it changes no bit, only which flags may be raised."""
     index = uncertified_outputs(rows, columns)
     if index[0].size == 0:
         return 0
     if len(index) != out.ndim:  # the bits broadcast over batch dims of the outputs
         index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
     log = min(rows.log, columns.log)
-    index, sums = _doubtful(out, rows, columns, index, log)
+    index, sums = _doubtful(out, rows, columns, index, log, quiet)
     if index[0].size == 0:
         return 0
     if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
@@ -504,12 +513,21 @@ def _doubtful(
     columns: ColumnBits,
     index: tuple[np.ndarray, ...],
     log: int,
+    quiet: bool = False,
 ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """Those outputs at ``index`` whose fp32 rounding the error bound from the exponents
-    alone does not settle (:func:`_exponent_doubt`), and their float64 sums."""
+    alone does not settle (:func:`_exponent_doubt`), and their float64 sums (``quiet``:
+    overflow and invalid are ignored by the caller already). When none is doubtful (the
+    common case) the empty result is made without indexing ``index`` and ``sums``."""
     sums = out[index]
-    with np.errstate(over="ignore", invalid="ignore"):
-        doubt = _exponent_doubt(sums, _pair_tops(rows, columns, index, out.shape), log)
+    tops = _pair_tops(rows, columns, index, out.shape)
+    if quiet:
+        doubt = _exponent_doubt(sums, tops, log)
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            doubt = _exponent_doubt(sums, tops, log)
+    if doubt.size == 0:
+        return (doubt,) * len(index), sums[:0]
     return tuple(i[doubt] for i in index), sums[doubt]
 
 
