@@ -332,21 +332,25 @@ def failing_pairs(
     when they are many, the columns are sorted by width, so each row's partners are the
     tail of that order from the first width above ``limit - row_width[i]``
     (``searchsorted``), and the pairs are enumerated from the tails' lengths."""
-    (wide_rows,) = np.nonzero(row_width > limit - column_widest)
-    (wide_columns,) = np.nonzero(column_width > limit - row_widest)
+    # the array methods, not the np.* functions: these are called per pass batch on
+    # small arrays, where the functions' dispatch layer is a fair part of the cost
+    (wide_rows,) = (row_width > limit - column_widest).nonzero()
+    (wide_columns,) = (column_width > limit - row_widest).nonzero()
     if wide_rows.size == 0 or wide_columns.size == 0:
         return wide_rows[:0], wide_columns[:0]
     if wide_rows.size * wide_columns.size <= _CROSS_AT_MOST:
         fails = np.add.outer(row_width[wide_rows], column_width[wide_columns]) > limit
-        i, j = np.nonzero(fails)
+        i, j = fails.nonzero()
         return wide_rows[i], wide_columns[j]
     widths = column_width[wide_columns]
-    order = np.argsort(widths, kind="stable")
-    first = np.searchsorted(widths[order], limit - row_width[wide_rows], side="right")
-    counts = wide_columns.size - first
-    ends = np.cumsum(counts)
-    position = np.arange(int(ends[-1])) + np.repeat(first + counts - ends, counts)
-    return np.repeat(wide_rows, counts), wide_columns[order[position]]
+    order = widths.argsort(kind="stable")
+    first = widths[order].searchsorted(limit - row_width[wide_rows], side="right")
+    counts = wide_columns.size - first  # row r's partners: order[first[r]:]
+    ends = counts.cumsum()
+    # pair p of row r (ends[r] - counts[r] <= p < ends[r]) is order[first[r] + p -
+    # (ends[r] - counts[r])], and first + counts is wide_columns.size
+    position = np.arange(int(ends[-1])) + (wide_columns.size - ends).repeat(counts)
+    return wide_rows.repeat(counts), wide_columns[order[position]]
 
 
 def all_certified(rows: ColumnBits, columns: ColumnBits) -> bool:
@@ -476,21 +480,30 @@ def canonicalize_nan(array: np.ndarray) -> None:
 
 
 def fix_uncertified(
-    out: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, rows: ColumnBits, columns: ColumnBits
+    out: np.ndarray,
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    rows: ColumnBits,
+    columns: ColumnBits,
+    *,
+    quiet: bool = False,
 ) -> int:
     """Make ``out = lhs[..., M, K] @ rhs[..., K, N]`` (float64, computed by any BLAS)
     round to the exact sums' fp32 values everywhere. ``rows`` / ``columns``: (bounds of)
     the :class:`ColumnBits` of lhs's rows and rhs's columns. Of the outputs the
     certificate does not cover, those whose fp32 rounding an error bound from the
     exponents alone proves right are kept (:func:`_doubtful`); the few others are settled
-    from their products (:func:`_settle`). Returns how many outputs took the exact path."""
+    from their products (:func:`_settle`). Returns how many outputs took the exact path.
+    ``quiet``: the caller ignores overflow and invalid already (``np.errstate``, as
+    :func:`~mxdsl.numerics.matmul.pe_passes_into` does), so none is entered here (that
+    costs as much as a numpy call); it changes no bit, only which flags may be raised."""
     index = uncertified_outputs(rows, columns)
     if index[0].size == 0:
         return 0
     if len(index) != out.ndim:  # the bits broadcast over batch dims of the outputs
         index = np.nonzero(np.broadcast_to(uncertified(rows, columns), out.shape))
     log = min(rows.log, columns.log)
-    index, sums = _doubtful(out, rows, columns, index, log)
+    index, sums = _doubtful(out, rows, columns, index, log, quiet)
     if index[0].size == 0:
         return 0
     if index[0].size * lhs.shape[-1] >= _PIECES_FROM:
@@ -504,12 +517,21 @@ def _doubtful(
     columns: ColumnBits,
     index: tuple[np.ndarray, ...],
     log: int,
+    quiet: bool = False,
 ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """Those outputs at ``index`` whose fp32 rounding the error bound from the exponents
-    alone does not settle (:func:`_exponent_doubt`), and their float64 sums."""
+    alone does not settle (:func:`_exponent_doubt`), and their float64 sums (``quiet``:
+    overflow and invalid are ignored by the caller already). When none is doubtful (the
+    common case) the empty result is made without indexing ``index`` and ``sums``."""
     sums = out[index]
-    with np.errstate(over="ignore", invalid="ignore"):
-        doubt = _exponent_doubt(sums, _pair_tops(rows, columns, index, out.shape), log)
+    tops = _pair_tops(rows, columns, index, out.shape)
+    if quiet:
+        doubt = _exponent_doubt(sums, tops, log)
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            doubt = _exponent_doubt(sums, tops, log)
+    if doubt.size == 0:
+        return (doubt,) * len(index), sums[:0]
     return tuple(i[doubt] for i in index), sums[doubt]
 
 
@@ -531,7 +553,7 @@ def _exponent_doubt(sums: np.ndarray, tops: np.ndarray, log: int) -> np.ndarray:
     sums or larger ``top``s silence it."""
     ends = sums + ((tops << 52) + _margin_bits(log)).view(np.float64)
     bits = ends.astype(_F32).view(np.uint32)
-    return np.nonzero(bits[0] != bits[1])[0]
+    return (bits[0] != bits[1]).nonzero()[0]
 
 
 @cache
@@ -591,11 +613,13 @@ def _settle(
       the sum is kept, as any non-finite sum (NaN and inf absorb: right in any order).
 
     ``bound`` itself is formed only for the outputs the grid does not settle."""
-    magnitude = np.abs(products).sum(axis=-1)
+    # np.add / np.logical_and .reduce are what ndarray.sum / .all call (the same loops,
+    # the same pairwise sum), without their Python layer: this runs per pass batch
+    magnitude = np.add.reduce(np.abs(products), axis=-1)
     grid = ((magnitude.view(np.int64) & _EXPONENT_FIELD) + ((log - 50) << 52)).view(np.float64)
     multiples = products / grid[:, None]
-    snaps = (np.rint(multiples) == multiples).all(axis=-1)
-    if snaps.all():  # the common case: no subsets to take
+    snaps = np.logical_and.reduce(np.rint(multiples) == multiples, axis=-1)
+    if np.logical_and.reduce(snaps):  # the common case: no subsets to take
         out[index] = np.rint(sums / grid) * grid + 0.0
         return 0
     out[tuple(i[snaps] for i in index)] = np.rint(sums[snaps] / grid[snaps]) * grid[snaps] + 0.0

@@ -71,7 +71,7 @@ def pe_pass(lhs: npt.ArrayLike, rhs: npt.ArrayLike) -> npt.NDArray[np.float32]:
     EXACT_PATH.outputs += out.size
     rows = column_bits(np.swapaxes(lhs64, -1, -2))
     columns = column_bits(rhs64)
-    fix_uncertified(out, lhs64, rhs64, rows, columns)
+    fix_uncertified(out, lhs64, rhs64, rows, columns, quiet=True)  # under _IEEE_SPECIALS
     result = out.astype(np.float32)
     canonicalize_nan(result)
     return result
@@ -470,7 +470,9 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     products = _products(moving, lhs)
     if not all_certified(rows, moving.quick_bits):
         moving_products = products[:, moving.columns]
-        fix_uncertified(moving_products, lhs.T, moving.widened, rows, moving.quick_bits)
+        fix_uncertified(
+            moving_products, lhs.T, moving.widened, rows, moving.quick_bits, quiet=True
+        )  # pe_passes_into runs under _IEEE_SPECIALS
         if not isinstance(moving.columns, slice):  # advanced indexing made a copy
             products[:, moving.columns] = moving_products
     nonfinite = not (moving.finite and all(s.finite for s in stationaries))  # from the bits
@@ -599,7 +601,9 @@ def _unskipped_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     for p in passes:
         stationary = p.stationary.widen(p.stationary.tile)
         product = np.matmul(stationary.T, whole)
-        fix_uncertified(product, stationary.T, whole, column_bits(stationary), moving_bits)
+        fix_uncertified(  # called by pe_passes_into: under _IEEE_SPECIALS
+            product, stationary.T, whole, column_bits(stationary), moving_bits, quiet=True
+        )
         canonicalize_nan(product)
         every = slice(0, p.dst.shape[0]), slice(0, p.dst.shape[1])
         _write(p.dst, *every, product, p.accumulate)

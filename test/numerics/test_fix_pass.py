@@ -196,3 +196,68 @@ def test_settle_keeps_non_finite_sums_and_snaps_zeros():
     index = (np.zeros(3, dtype=np.int64), np.arange(3))
     assert _settle(out, products, index, 1, out[index].copy()) == 0
     np.testing.assert_array_equal(out, [[np.inf, 1.0 + 2.0**-24, -np.inf]])
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0**-60, 2.0**56])
+def test_quiet_fix_is_the_same_fix(scale: float):
+    """``fix_uncertified(..., quiet=True)`` under the caller's ``np.errstate`` (as
+    ``pe_passes_into`` calls it) writes the same float64 bits and takes the same outputs
+    to the exact path as without ``quiet``, on the adversarial sums, sums past fp32's
+    overflow and outputs with infinities and NaN; every output is the exact sum's
+    rounding where the operands are finite."""
+    lhs, rhs = _wide(24, 20, scale)
+    for n, (a, b) in enumerate(ADVERSARIAL):
+        _plant(lhs, rhs, n, n + 3, [x * scale for x in a], b)
+    if scale > 1:
+        _plant(lhs, rhs, 20, 0, [2.0**64, 2.0**63], [1.5 * 2.0**63, 2.0**63])
+    finite = bits(exact_pass(lhs, rhs))
+    lhs_special = lhs.copy()
+    lhs_special[21, 0] = np.inf
+    lhs_special[22, 1] = np.nan
+    lhs_special[23, 2] = -np.inf
+    for left in (lhs, lhs_special):
+        with np.errstate(all="ignore"):
+            out = left @ rhs
+        rows, columns = column_bits(left.T), column_bits(rhs)
+        plain = out.copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            taken = fix_uncertified(plain, left, rhs, rows, columns)
+            quiet = out.copy()
+            assert fix_uncertified(quiet, left, rhs, rows, columns, quiet=True) == taken
+        np.testing.assert_array_equal(quiet.view(np.uint64), plain.view(np.uint64))
+        if left is lhs:
+            with np.errstate(over="ignore"):
+                np.testing.assert_array_equal(bits(quiet.astype(np.float32)), finite)
+
+
+def test_fix_with_batch_dimensions():
+    """Outputs ``[2, M, N]`` with bits per batch (three index arrays) and with one lhs
+    broadcast over the batch: each batch is the exact sums' rounding, with and without
+    ``quiet``; a batch whose uncertified outputs the exponent screen keeps all (small
+    integer sums) is left as BLAS computed it."""
+    pairs = [_wide(16, 12) for _ in range(2)]
+    for n, (a, b) in enumerate(ADVERSARIAL[:8]):
+        _plant(*pairs[n % 2], n, n + 2, a, b)
+    lhs = np.stack([p[0] for p in pairs])
+    rhs = np.stack([p[1] for p in pairs])
+    # small positive integers with one tiny element per row and column: every output
+    # uncertified, none doubtful (sums of at least 1, far from any fp32 midpoint)
+    plain_lhs = RNG.integers(1, 4, (2, 16, K)).astype(np.float64)
+    plain_rhs = RNG.integers(1, 4, (2, K, 12)).astype(np.float64)
+    plain_lhs[..., K - 1] = 2.0**-40
+    plain_rhs[..., K - 2, :] = 2.0**-37
+    for left, right in ((lhs, rhs), (lhs[0], rhs), (plain_lhs, plain_rhs)):
+        rows = column_bits(np.swapaxes(left, -1, -2))
+        columns = column_bits(right)
+        got = []
+        for quiet in (False, True):
+            out = np.matmul(left, right)
+            with np.errstate(over="ignore", invalid="ignore"):
+                fix_uncertified(out, left, right, rows, columns, quiet=quiet)
+            got.append(out)
+        np.testing.assert_array_equal(got[0].view(np.uint64), got[1].view(np.uint64))
+        if left is plain_lhs:
+            np.testing.assert_array_equal(got[1], np.matmul(left, right))
+        for b in range(2):
+            want = exact_pass(left if left.ndim == 2 else left[b], right[b])
+            np.testing.assert_array_equal(bits(got[1][b].astype(np.float32)), bits(want))
