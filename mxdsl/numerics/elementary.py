@@ -519,16 +519,55 @@ def evaluate_into(function: Callable[..., np.ndarray], x: np.ndarray, out: np.nd
     sharing memory, ``function`` elementwise. :func:`sigmoid` and :func:`silu` allocate
     nothing here (``x`` is widened into the thread's float64 scratch slot 1
     and the in-place kernel evaluates the same operations as the function); any other
-    function is called on a fresh float64 copy of ``x``. Floating-point warnings are off,
-    as in :func:`_elementwise`."""
-    kernel = _IN_PLACE.get(function)
+    function is called on a fresh float64 copy of ``x``. An all-zero tail of the last
+    axis (a tile's padding tokens: about half the MoE kernels' SiLU elements) is not
+    evaluated element by element: ``function`` being elementwise, its +0s get
+    ``function(+0)`` and its -0s ``function(-0)``, evaluated once (:func:`_at_zeros`), the
+    same bits. Floating-point warnings are off, as in :func:`_elementwise`."""
     with np.errstate(all="ignore"):
+        tail = _zero_tail(x)
+        if tail is not None:
+            _fill_zeros(function, x[..., tail:], out[..., tail:])
+            if tail == 0:
+                return
+            x, out = x[..., :tail], out[..., :tail]
+        kernel = _IN_PLACE.get(function)
         if kernel is None:
             out[...] = np.asarray(function(x.astype(np.float64)), dtype=np.float64)
             return
         wide = scratch(_F64, x.shape, slot=1)  # held while the kernel uses slot 0
         np.copyto(wide, x)  # exact (a wider float type)
         out[...] = kernel(wide.reshape(-1), wide.reshape(-1)).reshape(x.shape)
+
+
+def _zero_tail(x: np.ndarray) -> int | None:
+    """Where the all-zero tail of ``x``'s last axis starts (the positions after the last
+    one holding a nonzero, or a NaN, somewhere), or None when there is none: a nonzero in
+    the last position, the common case, is seen from that position alone."""
+    if x.ndim == 0 or x.size == 0 or x[..., -1].any():
+        return None
+    n = x.shape[-1]
+    nonzero = np.logical_or.reduce((x != 0).reshape(-1, n), axis=0)
+    return n - int(nonzero[::-1].argmax()) if nonzero.any() else 0
+
+
+def _fill_zeros(function: Callable[..., np.ndarray], zeros: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = function(zeros)`` for an array of +-0: ``function(+0)`` and
+    ``function(-0)`` placed by sign."""
+    values = _at_zeros(function, out.dtype)
+    out[...] = values[0]
+    if values[0].tobytes() != values[1].tobytes():
+        np.copyto(out, values[1], where=np.signbit(zeros))
+
+
+@functools.lru_cache(maxsize=64)
+def _at_zeros(function: Callable[..., np.ndarray], dtype: np.dtype) -> np.ndarray:
+    """``[function(+0), function(-0)]`` rounded to ``dtype`` as :func:`evaluate_into`
+    rounds (read-only)."""
+    values = np.empty(2, dtype)
+    values[...] = np.asarray(function(np.array([0.0, -0.0])), dtype=np.float64)
+    values.flags.writeable = False
+    return values
 
 
 def _sigmoid_of_pair(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:

@@ -279,6 +279,63 @@ def test_evaluate_into_in_place_kernels(name, dtype):
             assert _f32_error(float(y), ref) <= 0.5 + 2.0**-28, (v, y)
 
 
+ZERO_VALUES = {  # f(+0), f(-0) as float32 bit patterns, worked out by hand
+    "silu": (0x0000_0000, 0x8000_0000),  # +-0 * 1/2
+    "sigmoid": (0x3F00_0000, 0x3F00_0000),  # 1/2
+    "exp": (0x3F80_0000, 0x3F80_0000),  # 1
+    "tanh": (0x0000_0000, 0x8000_0000),  # odd: tanh(-0) = -0
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_VALUES))
+def test_evaluate_into_zero_tail(name):
+    """An all-zero tail of the last axis (padding tokens) is filled with f(+0) / f(-0)
+    by sign, not evaluated element by element: those elements hold the hand-worked
+    values, the elements before the tail what the function gives on the whole array
+    (``E.<name>`` itself, not through ``evaluate_into``), a column holding a NaN or a
+    nonzero anywhere stops the tail, and nothing outside ``out`` is written."""
+    function = getattr(E, name)
+    positive, negative = ZERO_VALUES[name]
+    base = (RNG.standard_normal((5, 2, 48)) * 4).astype(np.float32)
+    x = base[:, 0, :]  # not contiguous
+    x[:, 30:] = 0.0
+    x[1, 40:] = -0.0
+    x[3, 31] = -0.0
+    x[4, 29] = np.nan  # column 29 is live: the tail starts at 30
+    store = np.full((5, 3, 48), 9, np.float32)
+    out = store[:, 1, :]
+    E.evaluate_into(function, x, out)
+    assert np.array_equal(store[:, [0, 2]], np.full((5, 2, 48), 9, np.float32))
+    bits = out.view(np.uint32)
+    expected_tail = np.where(np.signbit(x[:, 30:]), negative, positive)
+    assert np.array_equal(bits[:, 30:], expected_tail)
+    whole = np.asarray(function(x.astype(np.float64)), dtype=np.float64).astype(np.float32)
+    live = ~np.isnan(x[:, :30])  # a NaN's sign is not pinned (see the NaN test above)
+    assert np.array_equal(bits[:, :30][live], whole.view(np.uint32)[:, :30][live])
+    assert np.isnan(out[4, 29])
+
+
+def test_evaluate_into_all_zero_and_degenerate_shapes():
+    """A block of zeros alone is filled by sign; a tail-free block, a 0-d and an empty
+    block are evaluated as before."""
+    x = np.zeros((3, 8), np.float32)
+    x[2] = -0.0
+    out = np.full((3, 8), 9, np.float32)
+    E.evaluate_into(E.silu, x, out)
+    assert (out.view(np.uint32)[:2] == 0).all()
+    assert (out.view(np.uint32)[2] == 0x8000_0000).all()
+    E.evaluate_into(E.sigmoid, x, out)
+    assert (out.view(np.uint32) == 0x3F00_0000).all()
+    scalar = np.empty((), np.float64)
+    E.evaluate_into(E.silu, np.array(0.0, np.float32), scalar)
+    assert scalar.item() == 0.0
+    empty = np.empty((2, 0), np.float32)
+    E.evaluate_into(E.silu, np.empty((2, 0), np.float32), empty)
+    dense = np.ones((2, 4), np.float32)
+    E.evaluate_into(E.exp, dense, out[:2, :4])
+    assert (out[:2, :4] == np.float32(math.e)).all()
+
+
 def test_evaluate_into_other_functions_and_large_blocks():
     """Any other function takes the fresh-copy path (``x * x`` exactly, and float64
     ``exp`` within its 1 ulp); a block beyond the thread's work buffers grows them, in a
