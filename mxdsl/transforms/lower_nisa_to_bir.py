@@ -522,6 +522,9 @@ class _Allocator:
 
     target: Target = DEFAULT_TARGET
     buffers: list[Allocation] = field(default_factory=list[Allocation])
+    base: dict[Memory, int] = field(default_factory=dict[Memory, int])
+    """The first byte each memory's buffers may use: above every buffer of the functions
+    that call this one (:func:`_frame_bases`)."""
 
     def capacity(self, memory: Memory) -> int:
         if memory == Memory.PSUM:
@@ -529,7 +532,8 @@ class _Allocator:
         return self.target.sbuf_partition_bytes
 
     def _candidates(self, memory: Memory, size: int, taken: list[Allocation]) -> list[int]:
-        starts = sorted({0, *(b.address + b.size for b in taken)})
+        low = self.base.get(memory, 0)
+        starts = sorted({low, *(b.address + b.size for b in taken)})
         out: list[int] = []
         for start in starts:
             if memory == Memory.PSUM:
@@ -573,8 +577,12 @@ class _Allocator:
         )
 
     def peak(self, memory: Memory) -> int:
-        """Bytes per partition the placement uses: the end of the highest buffer."""
-        return max((b.address + b.size for b in self.buffers if b.memory == memory), default=0)
+        """Bytes per partition the placement uses: the end of the highest buffer (the
+        base when there is none)."""
+        return max(
+            (b.address + b.size for b in self.buffers if b.memory == memory),
+            default=self.base.get(memory, 0),
+        )
 
 
 def _free_ranges(capacity: int, live: Sequence[Allocation]) -> list[tuple[int, int]]:
@@ -669,15 +677,78 @@ def lower_nisa_to_bir(
     instruction (the last piece of a split DMA), e.g. to follow ops a tool watches.
     ``usage``: where to write each kernel's peak usage (:func:`usage_line`)."""
     replacements: dict[Operation, Operation] = {}
-    for function in [o for o in module.walk() if isinstance(o, func.FuncOp)]:
-        if _needs_lowering(function):
-            lowering = _FunctionLowering(function, target)
-            lowering.run()
-            _tidy_index_arithmetic(function)
-            replacements.update(lowering.replacements)
-            if usage is not None:
-                print(usage_line(function, lowering.allocator), file=usage)
+    functions = [o for o in module.walk() if isinstance(o, func.FuncOp)]
+    lowered = [f for f in functions if _needs_lowering(f)]
+    peaks: dict[func.FuncOp, dict[Memory, int]] = {}
+    for function in _callers_first(functions, lowered):
+        base = _frame_base(function, peaks)
+        if function not in lowered:
+            peaks[function] = base  # what it calls sits above its callers' buffers too
+            continue
+        lowering = _FunctionLowering(function, target, base)
+        lowering.run()
+        peaks[function] = {m: lowering.allocator.peak(m) for m in (Memory.SBUF, Memory.PSUM)}
+        _tidy_index_arithmetic(function)
+        replacements.update(lowering.replacements)
+        if usage is not None:
+            print(usage_line(function, lowering.allocator), file=usage)
     return replacements
+
+
+def _calls(function: func.FuncOp) -> list[func.CallOp]:
+    return [op for op in function.walk() if isinstance(op, func.CallOp)]
+
+
+def _callers_first(
+    functions: Sequence[func.FuncOp], lowered: Sequence[func.FuncOp]
+) -> list[func.FuncOp]:
+    """``functions`` ordered so that each comes after every function that calls it.
+    On-chip buffers have no call stack: a call cycle through a kernel with on-chip
+    buffers (``lowered``) is refused at a call of the cycle."""
+    by_name = {f.sym_name.data: f for f in functions}
+    callees = {f: [by_name.get(c.callee.string_value()) for c in _calls(f)] for f in functions}
+    callers: dict[func.FuncOp, list[func.FuncOp]] = {f: [] for f in functions}
+    for caller, called in callees.items():
+        for callee in called:
+            if callee is not None:
+                callers[callee].append(caller)
+    ordered: list[func.FuncOp] = []
+    waiting = {f: len(set(callers[f])) for f in functions}
+    ready = [f for f in functions if waiting[f] == 0]
+    while ready:
+        function = ready.pop(0)
+        ordered.append(function)
+        for callee in dict.fromkeys(c for c in callees[function] if c is not None):
+            waiting[callee] -= 1
+            if waiting[callee] == 0:
+                ready.append(callee)
+    cyclic = [f for f in functions if f not in ordered]
+    for function in cyclic:
+        if function in lowered:
+            call = next(
+                c for c in _calls(function) if by_name.get(c.callee.string_value()) in cyclic
+            )
+            raise OpDiagnostic(
+                call,
+                f"{PASS_NAME}: a recursive call of @{function.sym_name.data}, which has on-chip "
+                "buffers or nisa ops: on-chip memory has no call stack; unroll the recursion",
+            )
+    return ordered + cyclic
+
+
+def _frame_base(
+    function: func.FuncOp, peaks: dict[func.FuncOp, dict[Memory, int]]
+) -> dict[Memory, int]:
+    """Where ``function``'s on-chip buffers start: above every buffer of each function
+    that calls it (allocated before it: :func:`_callers_first`), so a callee never
+    overwrites its caller's live buffers."""
+    name = function.sym_name.data
+    base: dict[Memory, int] = {}
+    for caller, peak in peaks.items():
+        if any(c.callee.string_value() == name for c in _calls(caller)):
+            for memory, used in peak.items():
+                base[memory] = max(base.get(memory, 0), used)
+    return base
 
 
 def _tidy_index_arithmetic(function: func.FuncOp) -> None:
@@ -734,9 +805,14 @@ def _needs_lowering(function: func.FuncOp) -> bool:
 
 
 class _FunctionLowering:
-    def __init__(self, function: func.FuncOp, target: Target = DEFAULT_TARGET):
+    def __init__(
+        self,
+        function: func.FuncOp,
+        target: Target = DEFAULT_TARGET,
+        base: dict[Memory, int] | None = None,
+    ):
         self.function = function
-        self.allocator = _Allocator(target)
+        self.allocator = _Allocator(target, base=dict(base or {}))
         self.views = _Views()
         self.buffers: dict[SSAValue, Allocation] = {}
         self.constants: dict[int, SSAValue] = {}
@@ -787,7 +863,7 @@ class _FunctionLowering:
 
     def allocate(self) -> None:
         order, last = _number(self.function)
-        allocator = self.allocator = _Allocator(self.allocator.target)
+        allocator = self.allocator = _Allocator(self.allocator.target, base=self.allocator.base)
         for op in self.function.walk():
             if not isinstance(op, memref.AllocOp):
                 continue
