@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     FileLineColLoc,
     Float4E2M1FNType,
     Float8E4M3FNType,
+    Float8E4M3Type,
     Float8E5M2Type,
     Float8E8M0FNUType,
     Float16Type,
@@ -172,10 +173,17 @@ def make_interpreter(
     extra: Iterable[FunctionsSource] = (),
     file: IO[str] | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
+    fast_path: bool | None = None,
 ) -> Interpreter:
-    """An :class:`Interpreter` over ``module`` with every implementation registered."""
+    """An :class:`Interpreter` over ``module`` with every implementation registered;
+    ``fast_path=False`` runs it in the reference mode (:mod:`mxdsl.interpreters.fast_path`;
+    ``None``: the environment's default)."""
     interpreter = Interpreter(module, file=file, listeners=tuple(listeners))
     register_interpreter_functions(interpreter, ctx, extra=extra)
+    if fast_path is not None:
+        from mxdsl.interpreters.fast_path import set_fast_path
+
+        set_fast_path(interpreter, fast_path)
     return interpreter
 
 
@@ -188,6 +196,7 @@ _FLOAT_DTYPES: dict[type[Attribute], Any] = {
     Float16Type: np.dtype(np.float16),
     BFloat16Type: np.dtype(ml_dtypes.bfloat16),
     Float8E4M3FNType: np.dtype(ml_dtypes.float8_e4m3fn),
+    Float8E4M3Type: np.dtype(ml_dtypes.float8_e4m3),
     Float8E5M2Type: np.dtype(ml_dtypes.float8_e5m2),
     Float8E8M0FNUType: np.dtype(ml_dtypes.float8_e8m0fnu),
     Float4E2M1FNType: np.dtype(ml_dtypes.float4_e2m1fn),
@@ -236,6 +245,7 @@ ML_FLOATS = frozenset(
     for t in (
         ml_dtypes.bfloat16,
         ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e4m3,
         ml_dtypes.float8_e5m2,
         ml_dtypes.float8_e8m0fnu,
         ml_dtypes.float4_e2m1fn,

@@ -37,14 +37,14 @@ func.func @data_movement(%hidden: memref<129x512xbf16, #nisa.mem<hbm>>, %out: me
 // CHECK-NEXT: nisa.iota %f, {{\[}}[4, 128], [1, 4]] offset -3 channel_multiplier 512 : memref<128x512xf32, #nisa.mem<sbuf>>
 // CHECK:      nisa.tensor_copy %x, %p : memref<128x512xbf16, #nisa.mem<sbuf>>, memref<128x512xf32, #nisa.mem<psum>>
 
-func.func @matmul(%w: memref<128x128xbf16, #nisa.mem<sbuf>>, %h: memref<128x512xbf16, #nisa.mem<sbuf>>, %e4: memref<64x96xf8E4M3, #nisa.mem<sbuf>>, %e5: memref<64x512xf8E5M2, #nisa.mem<sbuf>>, %t32: memref<128x64xtf32, #nisa.mem<sbuf>>, %f32: memref<128x100xf32, #nisa.mem<sbuf>>) {
+func.func @matmul(%w: memref<128x128xbf16, #nisa.mem<sbuf>>, %h: memref<128x512xbf16, #nisa.mem<sbuf>>, %e4: memref<64x96xf8E4M3, #nisa.mem<sbuf>>, %e5: memref<64x512xf8E5M2, #nisa.mem<sbuf>>, %t32: memref<128x64xf32, #nisa.mem<sbuf>>, %f32: memref<128x100xf32, #nisa.mem<sbuf>>) {
   %acc = memref.alloc() : memref<128x512xf32, #nisa.mem<psum>>
   nisa.nc_matmul %acc, %w, %h : memref<128x512xf32, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x512xbf16, #nisa.mem<sbuf>>
   nisa.nc_matmul %acc, %w, %h accumulate : memref<128x512xf32, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x512xbf16, #nisa.mem<sbuf>>
   %b = memref.alloc() : memref<96x512xbf16, #nisa.mem<psum>>
   nisa.nc_matmul %b, %e4, %e5 : memref<96x512xbf16, #nisa.mem<psum>>, memref<64x96xf8E4M3, #nisa.mem<sbuf>>, memref<64x512xf8E5M2, #nisa.mem<sbuf>>
   %c = memref.alloc() : memref<64x100xf32, #nisa.mem<psum>>
-  nisa.nc_matmul %c, %t32, %f32 : memref<64x100xf32, #nisa.mem<psum>>, memref<128x64xtf32, #nisa.mem<sbuf>>, memref<128x100xf32, #nisa.mem<sbuf>>
+  nisa.nc_matmul %c, %t32, %f32 : memref<64x100xf32, #nisa.mem<psum>>, memref<128x64xf32, #nisa.mem<sbuf>>, memref<128x100xf32, #nisa.mem<sbuf>>
   %ht = memref.alloc() : memref<128x128xbf16, #nisa.mem<psum>>
   nisa.nc_transpose %ht, %w : memref<128x128xbf16, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>
   nisa.nc_transpose %ht, %w engine tensor : memref<128x128xbf16, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>
@@ -59,7 +59,7 @@ func.func @matmul(%w: memref<128x128xbf16, #nisa.mem<sbuf>>, %h: memref<128x512x
 // CHECK:      nisa.nc_matmul %acc, %w, %h : memref<128x512xf32, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x512xbf16, #nisa.mem<sbuf>>
 // CHECK-NEXT: nisa.nc_matmul %acc, %w, %h accumulate : memref<128x512xf32, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x512xbf16, #nisa.mem<sbuf>>
 // CHECK:      nisa.nc_matmul %b, %e4, %e5 : memref<96x512xbf16, #nisa.mem<psum>>, memref<64x96xf8E4M3, #nisa.mem<sbuf>>, memref<64x512xf8E5M2, #nisa.mem<sbuf>>
-// CHECK:      nisa.nc_matmul %c, %t32, %f32 : memref<64x100xf32, #nisa.mem<psum>>, memref<128x64xtf32, #nisa.mem<sbuf>>, memref<128x100xf32, #nisa.mem<sbuf>>
+// CHECK:      nisa.nc_matmul %c, %t32, %f32 : memref<64x100xf32, #nisa.mem<psum>>, memref<128x64xf32, #nisa.mem<sbuf>>, memref<128x100xf32, #nisa.mem<sbuf>>
 // CHECK:      nisa.nc_transpose %ht, %w : memref<128x128xbf16, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>
 // CHECK-NEXT: nisa.nc_transpose %ht, %w engine tensor : memref<128x128xbf16, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>
 // CHECK:      nisa.nc_transpose %small_t, %small engine vector : memref<16x32xbf16, #nisa.mem<psum>>, memref<32x16xbf16, #nisa.mem<sbuf>>
