@@ -50,6 +50,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from mxdsl.dialects import bir
 from mxdsl.dialects.bir import AccessPatternAttr, Dtype
 from mxdsl.interpreters import OpInterpretationError, is_float_dtype, round_to
+from mxdsl.interpreters.fast_path import fast_path
 from mxdsl.interpreters.nisa import (
     _ACTIVATIONS,  # pyright: ignore[reportPrivateUsage]
     _REDUCE,  # pyright: ignore[reportPrivateUsage]
@@ -64,13 +65,16 @@ from mxdsl.interpreters.nisa import (
     as_int,
     core_context,
     to_f32,
+    write_pass,
 )
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
     PeOperand,
     PePass,
+    mx_matmul_operand,
     pe_operand,
+    pe_pass,
     pe_pass_into,
     pe_passes_into,
 )
@@ -857,10 +861,23 @@ def mx_pe_operand(data: np.ndarray, dtype: Dtype, scale_rows: np.ndarray) -> PeO
     it), so a pass between two operands of this function is bit for bit the pass of
     ``k = 4p + q``: both operands of every ``matmult_mx`` come from here, never mixed
     with another order."""
-    containers = np.ascontiguousarray(
+    return numerics_mx_pe_operand(_containers(data, dtype), scale_rows, MX_FORMATS[dtype])
+
+
+def _containers(data: np.ndarray, dtype: Dtype) -> np.ndarray:
+    """x4 data as its uint16 (FP4) or uint32 (FP8) containers, contiguous."""
+    return np.ascontiguousarray(
         data, dtype=np.uint16 if dtype == Dtype.FLOAT4_E2M1FN_X4 else np.uint32
     )
-    return numerics_mx_pe_operand(containers, scale_rows, MX_FORMATS[dtype])
+
+
+def _reference_write(dst: Region, product: np.ndarray, accumulate: bool) -> None:
+    """One pass's fp32 ``product`` written into (or added to) its PSUM pattern, as
+    :func:`mxdsl.interpreters.nisa.write_pass` does (the reference mode's matmuls)."""
+    _check_bank(dst)
+    values = dst.read().reshape(product.shape).copy()
+    write_pass(values, product, accumulate)
+    dst.write(values)
 
 
 def _check_bank(dst: Region) -> None:
@@ -1045,6 +1062,13 @@ class BirFunctions(InterpreterFunctions):
     def run_matmult(self, interpreter: Interpreter, op: bir.MatmultOp, args: PythonValues):
         rt = _runtime(op, args)
         core = machine(interpreter)
+        if not fast_path(interpreter):  # the definition: pe_pass of the widened tiles
+            lhs = _region(interpreter, op, "stationary", op.stationary, runtime=rt, matmul=True)
+            rhs = _region(interpreter, op, "moving", op.moving, runtime=rt, matmul=True)
+            product = pe_pass(lhs.read().T, rhs.read())
+            dst = _region(interpreter, op, "dst", op.dst, runtime=rt, matmul=True)
+            _reference_write(dst, product, op.accumulate is not None)
+            return ()
 
         def operand(role: str, ap: AccessPatternAttr) -> PeOperand:
             region = _region(interpreter, op, role, ap, runtime=rt, matmul=True)
@@ -1086,6 +1110,22 @@ class BirFunctions(InterpreterFunctions):
             )
             return core.operand(key, analyse, (data.bounds(0), scale.bounds(0)))
 
+        if not fast_path(interpreter):  # the definition: pe_pass of the k = 4p + q operands
+
+            def values(role: str, data_ap: AccessPatternAttr, scale_ap: AccessPatternAttr):
+                data = _region(interpreter, op, role, data_ap, runtime=rt, matmul=True)
+                scale = _region(interpreter, op, f"{role}_scale", scale_ap, runtime=rt, matmul=True)
+                rows = scale_rows_of(data_ap.np)
+                scale_rows = scale.read_bytes(selected=rows).reshape(len(rows), -1)
+                return mx_matmul_operand(
+                    _containers(data.read(), data_ap.dtype), scale_rows, MX_FORMATS[data_ap.dtype]
+                )
+
+            lhs_values = values("stationary", op.stationary, op.stationary_scale)
+            rhs_values = values("moving", op.moving, op.moving_scale)
+            dst = _region(interpreter, op, "dst", op.dst, runtime=rt, matmul=True)
+            _reference_write(dst, pe_pass(lhs_values, rhs_values.T), op.accumulate is not None)
+            return ()
         lhs = operand("stationary", op.stationary, op.stationary_scale)
         rhs = operand("moving", op.moving, op.moving_scale)
         # [M, 4P] x [4P, N]: the products of k = 4p + q, one PE pass (an exact sum), so

@@ -71,6 +71,7 @@ from mxdsl.interpreters import (
     numpy_dtype,
     round_to,
 )
+from mxdsl.interpreters.fast_path import fast_path, write_tracker
 from mxdsl.interpreters.index import DIRECT_IMPLS, IndexFunctions, direct_impl, int_attr
 from mxdsl.numerics import elementary
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
@@ -79,10 +80,13 @@ from mxdsl.numerics.matmul import (
     BufferOperands,
     PeOperand,
     PePass,
+    mx_matmul_operand,
     mx_pe_operand,
     pe_operand,
+    pe_pass,
     pe_pass_into,
     pe_passes_into,
+    psum_add,
     to_float64,
 )
 from mxdsl.numerics.quantize import quantize_mx
@@ -561,11 +565,12 @@ class NisaFunctions(IndexFunctions):
         # the matmuls of the current iteration, run together at its end
         self._operands: dict[str, tuple[tuple[Any, ...], PeOperand]] | None = None
         self._passes: list[tuple[np.ndarray, PeOperand, PeOperand, bool]] | None = None
-        # inside a planned loop (``_tracking``), every write is seen (``_before_write``):
-        # the PE operands cut from each buffer (keyed by id; the entry holds the
-        # buffer), each buffer's until a write to it
-        self._tracking = False
+        # inside a planned loop (``_caching``), the PE operands cut from each buffer
+        # (keyed by id; the entry holds the buffer), each buffer's until a write to it:
+        # every op is seen before it runs, wherever it runs (fast_path.WriteTracker)
+        self._caching = False
         self._buffers = _Analyses()
+        self._tracked: set[int] = set()  # ids of the interpreters tracking _buffers
 
     # ------------------------------------------------------ scf / arith (index)
 
@@ -575,7 +580,7 @@ class NisaFunctions(IndexFunctions):
         loop_args = tuple(packed)
         value_type = op.lb.type
         bitwidth = interpreter.index_bitwidth
-        plan = self._plan(op)
+        plan = self._plan(op) if fast_path(interpreter) else None
         trips = range(lb.value.data, ub.value.data, step.value.data)
         if plan is None:
             for i in trips:
@@ -585,10 +590,10 @@ class NisaFunctions(IndexFunctions):
         if not trips:
             return loop_args
         frame = plan.frame(interpreter._ctx)  # pyright: ignore[reportPrivateUsage]
-        outermost = not self._tracking
-        if outermost:  # what ran before may have written any buffer
-            self._buffers.clear()
-            self._tracking = True
+        outermost = not self._caching
+        if outermost:
+            self._track(interpreter)
+            self._caching = True
         try:
             if not plan.has_matmul:
                 for i in trips:
@@ -597,9 +602,17 @@ class NisaFunctions(IndexFunctions):
                 return loop_args
             return self._run_queueing(interpreter, plan, frame, trips, value_type, loop_args)
         finally:
-            if outermost:
+            if outermost:  # what the loop kept is not kept past it (memory)
                 self._buffers.clear()
-                self._tracking = False
+                self._caching = False
+
+    def _track(self, interpreter: Interpreter) -> None:
+        """Have ``interpreter``'s write tracker drop ``_buffers``' analyses of whatever
+        an op may write, before it runs (:mod:`mxdsl.interpreters.fast_path`)."""
+        if id(interpreter) in self._tracked:
+            return
+        write_tracker(interpreter).register(self._buffers)
+        self._tracked.add(id(interpreter))
 
     def _run_queueing(
         self,
@@ -626,44 +639,19 @@ class NisaFunctions(IndexFunctions):
             self._operands, self._passes = outer
         return loop_args
 
-    def _before_write(self, effect: int, inputs: tuple[Any, ...]) -> bool:
-        """Before an op outside ``_READ_ONLY_OPS`` in a planned loop body (``effect``: its
-        ``_LoopPlan`` step's, :func:`_write_effect`): the queued passes run, the operand
-        memo is dropped and nothing is queued while the op runs (a matmul in a region it
-        runs executes at once); and the whole-buffer analyses of what it may write are
-        dropped: for a nisa op without regions those of its array operands, otherwise
-        all. The ops an op with regions runs (other than a planned ``scf.for``'s) are not
-        tracked. ``sendrecv`` and ``core_barrier`` let the other cores run, but they
-        share only HBM with this core (each core's SBUF and PSUM are its own
-        allocations, a message is a copy: :mod:`spmd`) and the analyses are of matmul
-        operands, which are SBUF tiles: of this core's buffers only the ``sendrecv``
-        destination (and the barrier's tensor) can change, as for any other op. Returns
-        whether the loop was queueing (for ``_after_write``)."""
-        queueing = self._passes is not None
-        if queueing:
-            self._run_passes()
-            self._operands, self._passes = None, None
-        if effect == _RUNS_PLANNED_LOOP:
-            return queueing
-        buffers = self._buffers
-        if effect == _RUNS_REGIONS:
-            buffers.clear()
-            self._tracking = False
-            return queueing
-        if not buffers:
-            return queueing
-        if effect == _WRITES_OPERANDS:
-            for value in inputs:
-                if isinstance(value, np.ndarray):
-                    buffers.drop(value)
-            return queueing
-        buffers.clear()
-        return queueing
+    def _before_write(self) -> bool:
+        """Before an op outside ``_READ_ONLY_OPS`` in a planned loop body: the queued
+        passes run and nothing is queued while the op runs (a matmul it runs, in a
+        region or a callee, executes at once). What the op may write is forgotten by
+        the write tracker, which sees it next (a listener). Returns whether the loop
+        was queueing (for ``_after_write``)."""
+        if self._passes is None:
+            return False
+        self._run_passes()
+        self._operands, self._passes = None, None
+        return True
 
     def _after_write(self, queueing: bool) -> None:
-        if not self._tracking:  # an untracked region ran: it may have written anything
-            self._buffers.clear()
-            self._tracking = True
         if queueing:
             self._operands, self._passes = {}, []
 
@@ -677,7 +665,7 @@ class NisaFunctions(IndexFunctions):
         """``tile``'s PE operand (widened as ``to_f32`` then float64 would); inside a
         planned loop from its buffer's ``BufferOperands``, which holds it (and its
         widening) until a write to the buffer."""
-        if not self._tracking:
+        if not self._caching:
             return pe_operand(tile, _as_f64)
         root = _root(tile)
         if root.base is not None or root is tile:
@@ -698,7 +686,7 @@ class NisaFunctions(IndexFunctions):
         """An x4 tile's PE operand (:func:`_mx_pe_operand`); inside a planned loop kept
         for the next request of the same tiles until a write to either buffer
         (:meth:`_Analyses.mx_operand`)."""
-        if not self._tracking:
+        if not self._caching:
             return _mx_pe_operand(data, scale, value)
         return self._buffers.mx_operand(data, scale, value, moving)
 
@@ -900,6 +888,9 @@ class NisaFunctions(IndexFunctions):
     @direct_impl(nisa.NcMatmulOp)
     def run_nc_matmul(self, interpreter: Interpreter, op: nisa.NcMatmulOp, args: PythonValues):
         dst, stationary, moving = args
+        if not fast_path(interpreter):  # the definition: pe_pass of the widened tiles
+            write_pass(dst, pe_pass(stationary.T, moving), op.accumulate is not None)
+            return ()
         # [K, M]^T x [K, N], one PE pass (mxdsl.numerics.matmul), each operand widened to
         # float64 exactly (as to_f32 then float64 would), zero token columns skipped
         lhs = self._tile_operand("stationary", stationary)
@@ -925,6 +916,11 @@ class NisaFunctions(IndexFunctions):
     @direct_impl(nisa.NcMatmulMxOp)
     def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
         dst, stationary, stationary_scale, moving, moving_scale = args
+        if not fast_path(interpreter):  # the definition: pe_pass of the k = 4p + q operands
+            lhs = _mx_values(stationary, stationary_scale, op.stationary)
+            rhs = _mx_values(moving, moving_scale, op.moving)
+            write_pass(dst, pe_pass(lhs, rhs.T), op.accumulate is not None)
+            return ()
         # [M, 4P] x [4P, N]: the products of k = 4p + q, as the HLO ScaledMatmul on data
         # laid out with k = 4p + q; one PE pass (mxdsl.numerics.matmul), an exact sum, so
         # both operands are read lane-major (k' = qP + p: mx_pe_operand), the same bits.
@@ -944,10 +940,7 @@ class NisaFunctions(IndexFunctions):
     def _pass(self, dst: np.ndarray, lhs: PeOperand, rhs: PeOperand, accumulate: bool) -> None:
         """One PE pass into ``dst``: now, or inside a queueing loop (``_run_queueing``)
         queued until the end of the iteration or the next op that may write or read
-        PSUM. A PSUM tile is no PE operand, but should a program read one, the analysis
-        of its buffer is dropped."""
-        if self._buffers:
-            self._buffers.drop(dst)
+        PSUM."""
         if self._passes is None:
             _matmul_into(dst, lhs, rhs, accumulate)
             return
@@ -1173,8 +1166,8 @@ class _LoopPlan:
     arguments first, then the results of each op and the values read from enclosing
     scopes (``outer``: value and slot, fixed for the whole loop). Each step is an
     op with the slots of its operands and results, the results that ops nested in this
-    body's regions read through the interpreter's scope (``scoped``), and what running
-    it may write (:func:`_write_effect`)."""
+    body's regions read through the interpreter's scope (``scoped``), and whether it is
+    outside ``_READ_ONLY_OPS`` (so queued passes run before it)."""
 
     __slots__ = ("has_matmul", "n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
 
@@ -1205,7 +1198,7 @@ class _LoopPlan:
                 _frame_reader(tuple(slots[v] for v in body_op.operands)),
                 tuple(slots[v] for v in body_op.results),
                 scoped(body_op.results),
-                _write_effect(body_op),
+                not isinstance(body_op, _READ_ONLY_OPS),
             )
             for body_op in block.ops
         )
@@ -1251,27 +1244,6 @@ and their operands are SBUF tiles). A run of only these leaves its matmul operan
 unchanged, so one analysis of an operand (``PeOperand``) serves every pass that reads
 the same view, and, as none of them reads PSUM, the run's matmuls can run together at
 its end (``NisaFunctions.run_for``)."""
-
-# What running a loop body's op may write (``NisaFunctions._before_write``)
-_READS_ONLY = 0  # an op of _READ_ONLY_OPS
-_WRITES_OPERANDS = 1  # a nisa op without regions: at most its array operands
-_RUNS_PLANNED_LOOP = 2  # an scf.for with one block: its body's ops are tracked
-_RUNS_REGIONS = 3  # another op with regions: anything, untracked
-_WRITES_ANY = 4  # any other op
-
-
-def _write_effect(op: Operation) -> int:
-    """What running ``op`` in a planned loop body may write, one of the codes above
-    (a property of the op alone: worked out once per loop plan)."""
-    if isinstance(op, _READ_ONLY_OPS):
-        return _READS_ONLY
-    if op.regions:
-        if isinstance(op, scf.ForOp) and len(op.body.blocks) == 1:  # _loop_plan's test
-            return _RUNS_PLANNED_LOOP
-        return _RUNS_REGIONS
-    if op.name.startswith("nisa."):
-        return _WRITES_OPERANDS
-    return _WRITES_ANY
 
 
 def _root(array: np.ndarray) -> np.ndarray:
@@ -1400,10 +1372,10 @@ def _run_loop_body(
     results: Any = ()
     queueing = False
     try:
-        for body_op, read, result_slots, scoped, effect in plan.steps:
+        for body_op, read, result_slots, scoped, flushes in plan.steps:
             inputs = read(frame)
-            if effect and tracked:
-                queueing = functions._before_write(effect, inputs)  # pyright: ignore[reportOptionalMemberAccess, reportPrivateUsage]
+            if flushes and tracked:
+                queueing = functions._before_write()  # pyright: ignore[reportOptionalMemberAccess, reportPrivateUsage]
             entry = implementations.get(type(body_op))
             values: PythonValues
             terminator: TerminatorValue | None = None
@@ -1429,7 +1401,7 @@ def _run_loop_body(
                     values, terminator = result.values, result.terminator_value
                 for listener in listeners:
                     listener.did_interpret_op(body_op, values)
-            if effect and tracked:
+            if flushes and tracked:
                 functions._after_write(queueing)  # pyright: ignore[reportOptionalMemberAccess, reportPrivateUsage]
             if len(result_slots) != len(values):  # as run_ssacfg_region asserts
                 interpreter.interpreter_assert(
@@ -1471,6 +1443,30 @@ def _int_attr(value: int, value_type: Attribute, bitwidth: Any) -> Any:
 def _wrap_i32(value: int) -> int:
     value &= 0xFFFF_FFFF
     return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def write_pass(dst: np.ndarray, product: np.ndarray, accumulate: bool) -> None:
+    """``dst (= | +=) product``, one PE pass's fp32 result into a PSUM tile: added by
+    :func:`psum_add`'s rule (``docs/numerics.md``, "NaN in PSUM"); into a bf16 tile,
+    added to the tile's f32 value and rounded once."""
+    if dst.dtype == F32:
+        if accumulate:
+            psum_add(dst, product)
+        else:
+            dst[...] = product
+        return
+    total = product
+    if accumulate:
+        total = to_f32(dst).copy()
+        psum_add(total, product)
+    dst[...] = round_to(total, dst.dtype)
+
+
+def _mx_values(data: np.ndarray, scale: np.ndarray, value: SSAValue) -> np.ndarray:
+    """An x4 matmul operand ``[P, F]`` dequantized to fp32 ``[F, 4P]``, contraction
+    index ``k = 4p + q`` (:func:`mxdsl.numerics.matmul.mx_matmul_operand`)."""
+    rows = scale[scale_rows(data.shape[0])]
+    return mx_matmul_operand(data, rows, x4_format(_elem_type(value)))
 
 
 def _matmul_into(dst: np.ndarray, stationary: PeOperand, moving: PeOperand, accumulate: bool):

@@ -478,17 +478,22 @@ def pe_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     nonfinite = not (moving.finite and all(s.finite for s in stationaries))  # from the bits
     if nonfinite:
         canonicalize_nan(products)
-    renormalize = nonfinite or may_overflow(rows, moving.quick_bits, moving.tile.shape[0])
+    # a pass that may be non-finite (an operand is, or the sums may overflow) is added
+    # by psum_add's rule; the others are finite, and NaN + finite keeps the NaN
+    special = nonfinite or may_overflow(rows, moving.quick_bits, moving.tile.shape[0])
     rounded = products.astype(np.float32)  # each pass's rounding to fp32, in one cast
     offset = 0
     for p in passes:
         count = _count(p.stationary.columns)
         block = rounded[offset : offset + count]
+        offset += count
+        if special and p.accumulate:
+            whole = np.zeros(p.dst.shape, np.float32)
+            whole[p.stationary.columns] = block
+            psum_add(p.dst, whole)
+            continue
         _write(p.dst, p.stationary.columns, columns, block, p.accumulate)
         _write(p.dst, p.stationary.zero_columns, columns, 0.0, p.accumulate)
-        if renormalize and p.accumulate:  # inf + -inf in PSUM: the canonical NaN
-            canonicalize_nan(p.dst)
-        offset += count
 
 
 def _lhs(stationaries: Sequence[PeOperand], stacked: np.ndarray | None) -> np.ndarray:
@@ -595,7 +600,8 @@ def _same_kind_stack(stationaries: Sequence[PeOperand]) -> np.ndarray | None:
 
 def _unskipped_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
     """:func:`pe_passes_into` for operands with infinities or NaNs: every column
-    multiplied, one exact pass each, NaN canonical in the pass and in PSUM."""
+    multiplied, one exact pass each, NaN canonical in the pass, added by
+    :func:`psum_add`'s rule."""
     whole = moving.widen(moving.tile)
     moving_bits = column_bits(whole)
     for p in passes:
@@ -604,10 +610,12 @@ def _unskipped_passes_into(moving: PeOperand, passes: Sequence[PePass]) -> None:
         fix_uncertified(  # called by pe_passes_into: under _IEEE_SPECIALS
             product, stationary.T, whole, column_bits(stationary), moving_bits, quiet=True
         )
-        canonicalize_nan(product)
-        every = slice(0, p.dst.shape[0]), slice(0, p.dst.shape[1])
-        _write(p.dst, *every, product, p.accumulate)
-        canonicalize_nan(p.dst)
+        result = product.astype(np.float32)
+        canonicalize_nan(result)
+        if p.accumulate:
+            psum_add(p.dst, result)
+        else:
+            p.dst[...] = result
 
 
 def _skip_is_exact(moving: PeOperand, stationaries: Sequence[PeOperand]) -> bool:
@@ -714,11 +722,20 @@ def k_tiled_matmul(lhs: npt.ArrayLike, rhs: npt.ArrayLike, k_tile: int) -> npt.N
 
 @_IEEE_SPECIALS
 def psum_add(accumulator: np.ndarray, value: np.ndarray) -> None:
-    """``accumulator += value`` in fp32 (round to nearest even), as PSUM accumulates a
-    pass; a NaN it makes (inf + -inf) is the canonical one."""
+    """``accumulator += value`` in fp32 (round to nearest even), as PSUM adds one pass
+    (``docs/numerics.md``, "NaN in PSUM"), element by element: where ``value`` is NaN,
+    or the add makes one (inf + -inf), the result is the canonical quiet NaN; where only
+    the accumulator holds a NaN, it keeps its bits (made quiet, as IEEE 754 propagates a
+    NaN operand). ``value`` is a pass's result (float32 or float64, rounded to fp32 first).
+    A result depends only on the two elements added, never on other passes."""
+    if np.isfinite(value).all():  # nothing made here: NaN + finite propagates the NaN
+        np.add(accumulator, value, out=accumulator, dtype=np.float32, casting="unsafe")
+        return
+    kept = np.isnan(accumulator) & ~np.isnan(value)
     np.add(accumulator, value, out=accumulator, dtype=np.float32, casting="unsafe")
-    if not np.isfinite(value).all():
-        canonicalize_nan(accumulator)
+    made = np.isnan(accumulator) & ~kept
+    if made.any():
+        accumulator[made] = np.nan
 
 
 def mx_matmul_operand(

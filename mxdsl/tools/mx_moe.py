@@ -50,6 +50,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from xdsl.utils.exceptions import VerifyException  # noqa: E402
 
 from mxdsl import __version__  # noqa: E402
+from mxdsl.interpreters.fast_path import NO_FAST_PATH_ENV, fast_path_option  # noqa: E402
 from mxdsl.kernels.moe_cte import (  # noqa: E402
     ActFnType,
     ExpertAffinityScaleMode,
@@ -312,6 +313,13 @@ def build_arg_parser() -> argparse.ArgumentParser:
         help="write the kernel's outputs (by name) and the golden here",
     )
     for p in (run, grid):
+        p.add_argument(
+            "--no-fast-path",
+            action="store_true",
+            help="run the kernels in the interpreters' reference mode: every op one at a "
+            f"time, no loop plans, operand caches or batched passes (also {NO_FAST_PATH_ENV}"
+            "=1); the same bits, slower (docs/interpreter.md)",
+        )
         p.add_argument(
             "--no-progress",
             action="store_true",
@@ -658,11 +666,12 @@ def golden_blas_threads() -> Iterator[None]:
         yield
 
 
-def check(kernel, inputs, progress) -> Checked:  # noqa: ANN001
-    """Run ``kernel`` on 2 simulated cores and its golden on ``inputs``, both timed."""
+def check(kernel, inputs, progress, fast_path: bool | None = None) -> Checked:  # noqa: ANN001
+    """Run ``kernel`` on 2 simulated cores and its golden on ``inputs``, both timed
+    (``fast_path=False``: the interpreters' reference mode)."""
     spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
     start, start_cpu = time.perf_counter(), time.process_time()
-    outputs = kernel.run(inputs.arrays, progress)
+    outputs = kernel.run(inputs.arrays, progress, fast_path=fast_path)
     kernel_time, kernel_cpu = time.perf_counter() - start, time.process_time() - start_cpu
     start, start_cpu = time.perf_counter(), time.process_time()
     is_mx = spec.implementation.is_mx
@@ -680,7 +689,16 @@ def check(kernel, inputs, progress) -> Checked:  # noqa: ANN001
     )
 
 
+def fast_path_setting(args: argparse.Namespace) -> bool:
+    """The interpreters' fast path for this command (``--no-fast-path``, the environment)."""
+    try:
+        return fast_path_option(getattr(args, "no_fast_path", False))
+    except ValueError as err:
+        raise ToolError(str(err)) from None
+
+
 def run(args: argparse.Namespace, stdout: IO[str]) -> None:
+    fast_path_setting(args)  # a bad environment is refused before any work
     if args.command == "grid" and args.nkilib:
         run_nkilib(args, stdout)
         return
@@ -722,7 +740,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     )
     print(f"footprint: {kernel.footprint_text()}", file=stdout)
     progress = None if args.no_progress else make_progress(sum(inputs.active_blocks))
-    checked = check(kernel, inputs, progress)
+    checked = check(kernel, inputs, progress, fast_path_setting(args))
     if impl.is_mx:
         with golden_blas_threads():
             dense = dense_golden_for(spec, sizes, options, inputs)
@@ -811,7 +829,7 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
         if not args.no_progress:
             label = f"case {number}/{len(kernels)} blocks"
             progress = make_progress(sum(inputs.active_blocks), label=label)
-        checked = check(kernel, inputs, progress)
+        checked = check(kernel, inputs, progress, fast_path_setting(args))
         failed += not checked.ok
         print(
             f"{impl:22s} {act:17s} {scaling:10s} {top_k:4d} {dtype:5s} "

@@ -60,6 +60,7 @@ from mxdsl.interpreters import (
     numpy_dtype,
     round_to,
 )
+from mxdsl.interpreters.fast_path import NO_FAST_PATH_ENV, fast_path_option
 from mxdsl.targets import DEFAULT_TARGET, TARGETS, use_target
 from mxdsl.tools.diagnostics import (
     TRACEBACK_ENV,
@@ -435,6 +436,13 @@ def build_arg_parser() -> argparse.ArgumentParser:
         f"target unless its target option is given (default: {DEFAULT_TARGET.name}; trn2 "
         "has no MX instructions)",
     )
+    parser.add_argument(
+        "--no-fast-path",
+        action="store_true",
+        help="the reference mode: every op one at a time, no loop plans, operand caches or "
+        f"batched matmul passes (also {NO_FAST_PATH_ENV}=1); the same bits, slower "
+        "(docs/interpreter.md)",
+    )
     parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
     return parser
 
@@ -669,6 +677,10 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
 
 
 def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
+    try:
+        fast = fast_path_option(args.no_fast_path)
+    except ValueError as err:
+        raise RunFailure(str(err)) from None
     if args.output is not None:
         check_writable(args.output)  # before the run, not after it
     text, name = _read_source(args.input_file)
@@ -736,7 +748,10 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
             try:
                 results = run_spmd(
                     lambda ls: make_interpreter(
-                        module, ctx, listeners=[tracker, *ls] if args.cores == 1 else ls
+                        module,
+                        ctx,
+                        listeners=[tracker, *ls] if args.cores == 1 else ls,
+                        fast_path=fast,
                     ),
                     func,
                     inputs,
@@ -745,7 +760,7 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
             except SpmdError as err:
                 raise RunFailure(str(err)) from None
         else:
-            interpreter = make_interpreter(module, ctx, listeners=[tracker])
+            interpreter = make_interpreter(module, ctx, listeners=[tracker], fast_path=fast)
             results = interpreter.call_op(func, inputs)
     except (RunFailure, InterpreterDiscoveryError) as err:
         raise RunFailure(str(err)) from None

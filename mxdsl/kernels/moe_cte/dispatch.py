@@ -69,12 +69,14 @@ class MoECTEKernel:
         self,
         inputs: Mapping[str, np.ndarray],
         progress: Callable[[float], None] | None = None,
+        fast_path: bool | None = None,
     ) -> dict[str, np.ndarray]:
         """Run on 2 simulated cores; ``inputs`` by argument name (outputs may be
         omitted: they start as zeros). Returns the output arguments by name (copies:
         ``inputs`` are not changed; the kernel reads the other inputs through read-only
         views, so a kernel writing one fails at that op instead of copying them all).
-        ``progress(blocks_done)`` is called as blocks start."""
+        ``progress(blocks_done)`` is called as blocks start. ``fast_path=False`` runs
+        the interpreters in the reference mode (:mod:`mxdsl.interpreters.fast_path`)."""
         from mxdsl.interpreters import make_interpreter
         from mxdsl.interpreters.spmd import run_spmd
 
@@ -99,7 +101,9 @@ class MoECTEKernel:
             )
         with use_target(self.target):  # a bir kernel's memories are its target's
             run_spmd(
-                lambda ls: make_interpreter(self.module, listeners=[*listeners, *ls]),
+                lambda ls: make_interpreter(
+                    self.module, listeners=[*listeners, *ls], fast_path=fast_path
+                ),
                 self.function_name,
                 tuple(values),
                 CORES,
