@@ -29,7 +29,12 @@ the other way round). Defaults are the issue's sizes:
     python benchmarks/moe_cte.py [--hidden 3072] [--intermediate 2048] [--experts 8]
         [--tokens 1024] [--block-size 512] [--top-k 4] [--dtype bf16]
         [--variants shard_on_block,shard_on_i,...] [--repeat 1] [--blas-threads N]
-        [--mx-weights fp8_e4m3fn|fp8_e5m2|fp4_e2m1]
+        [--mx-weights fp8_e4m3fn|fp8_e5m2|fp4_e2m1] [--reference]
+
+``--reference`` also runs each kernel once in the interpreters' reference mode (every op
+one at a time: ``docs/interpreter.md``, "The fast path and the reference mode") and
+prints its time, its ratio to the fast path's best run (``ref/kernel``) and whether the
+two gave the same output bits (``same``).
 
 The MX variants (shard_on_block_mx, shard_on_i_mx, shard_on_i_mx_hybrid) are timed
 against their MX-aware golden (weights dequantized from the MX layouts, activations
@@ -227,6 +232,12 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         golden_times.append(seconds)
         golden_cpu.append(cpu)
     exact, pe_outputs = EXACT_PATH.exact // args.repeat, EXACT_PATH.outputs // args.repeat
+    reference_s, same = float("nan"), "-"
+    if args.reference:
+        start = time.perf_counter()
+        slow = kernel.run(inputs.arrays, None, fast_path=False)
+        reference_s = time.perf_counter() - start
+        same = "yes" if _same_bits(slow, outputs) else "NO"
     out = outputs["output"]
     if out.ndim == 3:  # plane 0 holds the sum ([2, T+1, H] for the MX block shard)
         out = out[0] if impl.is_mx else out[:, 0]
@@ -247,7 +258,19 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "error": error,
         "exact": exact,
         "pe_outputs": pe_outputs,
+        "reference_s": reference_s,
+        "same": same,
     }
+
+
+def _same_bits(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    import numpy as np
+
+    return a.keys() == b.keys() and all(
+        np.ascontiguousarray(a[k]).view(np.uint8).tobytes()
+        == np.ascontiguousarray(b[k]).view(np.uint8).tobytes()
+        for k in a
+    )
 
 
 COLUMNS = (
@@ -269,6 +292,9 @@ COLUMNS = (
     ("cpu_pe/floor", "12.2f"),
     ("rel_err", "9.2e"),
     ("exact-path/outputs", ">24s"),
+    ("ref_kernel_s", "12.2f"),
+    ("ref/kernel", "10.2f"),
+    ("same", ">4s"),
 )
 """The printed columns: wall times (best of the runs) and their ratios, then the same
 from process CPU time (``cpu_``), the best run's CPU time in the PE passes
@@ -297,6 +323,9 @@ def row_values(r: dict[str, Any]) -> list[Any]:
         r["pe_cpu_s"] / r["floor_cpu_s"],
         r["error"],
         f"{r['exact']}/{r['pe_outputs']}",
+        r["reference_s"],
+        r["reference_s"] / r["kernel_s"],
+        r["same"],
     ]
 
 
@@ -327,6 +356,11 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
     parser.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="also time one run in the interpreters' reference mode and compare its bits",
+    )
     parser.add_argument(
         "--blas-threads",
         type=int,

@@ -166,3 +166,52 @@ def test_legacy_e4m3_matmul_runs_at_nisa_and_bir() -> None:
             out = np.zeros((4, 8), np.float32)
             make_interpreter(module, ctx, fast_path=fast).call_op("main", (a, b, out))
             assert out.view(np.uint32).tolist() == expected.view(np.uint32).tolist(), (lower, fast)
+
+
+# ------------------------------------------------- every element type a tile may hold
+
+_COPY = """
+func.func @main(%a: memref<4x8xT, #nisa.mem<hbm>>, %out: memref<4x8xT, #nisa.mem<hbm>>) {
+  %s = memref.alloc() : memref<4x8xT, #nisa.mem<sbuf>>
+  %d = memref.alloc() : memref<4x8xT, #nisa.mem<sbuf>>
+  nisa.dma_copy %s, %a : memref<4x8xT, #nisa.mem<sbuf>>, memref<4x8xT, #nisa.mem<hbm>>
+  nisa.tensor_copy %d, %s : memref<4x8xT, #nisa.mem<sbuf>>, memref<4x8xT, #nisa.mem<sbuf>>
+  nisa.dma_copy %out, %d : memref<4x8xT, #nisa.mem<hbm>>, memref<4x8xT, #nisa.mem<sbuf>>
+  func.return
+}
+"""
+
+_ELEMENTS = ["f64", "f32", "f16", "bf16", "f8E4M3FN", "f8E4M3", "f8E5M2", "f8E3M4"]
+_ELEMENTS += ["f8E8M0FNU", "f4E2M1FN", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32"]
+_ELEMENTS += ["tf32", "f8E5M2FNUZ", "f8E4M3FNUZ"]
+
+
+@pytest.mark.parametrize("element", _ELEMENTS)
+def test_what_verifies_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], element: str
+) -> None:
+    """A tile of each element type, copied through SBUF: the nisa verifier refuses it,
+    or nisa runs it, and then lower-nisa-to-bir runs it with the same bits or refuses it
+    at the op with a located message (never an internal error)."""
+    source = tmp_path / "copy.mlir"
+    source.write_text(_COPY.replace("xT,", f"x{element},"))
+    runs = []
+    for pipeline in ([], ["-p", "lower-nisa-to-bir"]):
+        out = tmp_path / f"out{len(runs)}.npz"
+        argv = [str(source), "--random-inputs", "0", "--quiet", "-o", str(out), *pipeline]
+        code = mx_run.main(argv, stdout=io.StringIO())
+        error = capsys.readouterr().err
+        assert "internal error" not in error, error
+        assert "Traceback" not in error, error
+        if code:
+            assert code == 1
+            assert f"{source}:" in error, error  # located
+            runs.append(None)
+            continue
+        with np.load(out) as outputs:
+            runs.append({k: outputs[k].tobytes() for k in outputs.files})
+    nisa, bir = runs
+    if nisa is None:  # refused where it is first checked: parse or verify at nisa
+        assert bir is None
+        return
+    assert bir is None or bir == nisa
