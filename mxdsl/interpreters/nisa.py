@@ -728,8 +728,10 @@ class NisaFunctions(IndexFunctions):
         """A numpy view of the source (:func:`_subview`); the numpy index of an op with
         static sizes and strides is kept per (op, source shape, dynamic offsets), so a
         view seen before costs one dict lookup (its key spelled out for the common one
-        or two dynamic offsets)."""
+        or two dynamic offsets). The reference mode keeps nothing (:func:`_subview`)."""
         source = args[0]
+        if not fast_path(interpreter):
+            return (_subview(op, source, [as_int(v) for v in args[1:]]),)
         # the dynamic offsets: index values (IntegerAttr); an index is cached only for
         # a planned op, which _subview_plans keeps alive
         try:
