@@ -675,8 +675,8 @@ def environment_problem() -> str | None:
     setting = os.environ.get(TRACEBACK_ENV)
     if setting is not None and setting.strip().lower() not in _TRUE | _FALSE:
         return (
-            f"{TRACEBACK_ENV}={setting!r}: expected 1 (show the traceback of an internal "
-            "error) or 0 (do not); unset it or set one of those"
+            f"{TRACEBACK_ENV}={setting!r}: expected 1 (show the Python traceback of a bug) "
+            "or 0 (do not); unset it or set one of those"
         )
     from mxdsl.numerics.fast import THREADS_ENV
 

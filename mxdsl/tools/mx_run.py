@@ -290,7 +290,7 @@ def _check_headers(
     for name, leaf in expected.items():
         member = npz.members[name]
         assert isinstance(leaf, TensorType | MemRefType)
-        check_header(member.shape, member.dtype, leaf, name)  # pyright: ignore[reportArgumentType]
+        check_header(member.shape, member.value_dtype, leaf, name)  # pyright: ignore[reportArgumentType]
     total = sum(member.nbytes for member in npz.members.values())
     if budget is not None and total > budget:
         raise RunFailure(

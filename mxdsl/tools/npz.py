@@ -45,6 +45,14 @@ class NpzMember:
     fortran_order: bool
 
     @property
+    def value_dtype(self) -> np.dtype[Any]:
+        """The dtype :meth:`NpzArchive.read` returns: the stored one in native byte order
+        (a big-endian array is read as the same values)."""
+        if self.dtype.byteorder in ("=", "|"):
+            return self.dtype
+        return self.dtype.newbyteorder("=")
+
+    @property
     def nbytes(self) -> int:
         return math.prod(self.shape) * self.dtype.itemsize
 
