@@ -32,6 +32,8 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    FloatAttr,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -254,7 +256,8 @@ def load_inputs(
         for name, leaf in _leaves(key, t)
     }
     try:
-        with open_npz(path) as npz:
+        limit = f"{budget_source} {_gib(budget)}" if budget is not None else ""
+        with open_npz(path, max_bytes=budget, bound=limit) as npz:
             _check_headers(npz, expected, path, func_name, len(arg_types), budget, budget_source)
             leaves: dict[str, np.ndarray] = {}
             for name, leaf in expected.items():
@@ -908,9 +911,13 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
 
 
 def _flatten(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
+    """``(key, array)`` of a result: tuples element by element; a scalar (the
+    ``IntegerAttr`` / ``FloatAttr`` the scalar interpreters return) as a 0-d array."""
     if isinstance(value, tuple):
         for index, element in enumerate(value):
             yield from _flatten(f"{name}.{index}", element)
+    elif isinstance(value, IntegerAttr | FloatAttr):
+        yield name, np.asarray(value.value.data)
     else:
         yield name, np.asarray(value)
 

@@ -137,7 +137,7 @@ def _unsupported_dtype(dtype: np.dtype[Any]) -> str | None:
     return None
 
 
-def _check_file(path: str) -> None:
+def _check_file(path: str, limit: int | None, bound: str) -> None:
     try:
         info = os.stat(path)
     except OSError as err:
@@ -149,13 +149,22 @@ def _check_file(path: str) -> None:
             f"cannot read inputs {path!r}: the file is empty; write an .npz with "
             "numpy.savez (keys arg0, arg1, ...)"
         )
+    if limit is not None and info.st_size > limit:
+        raise NpzError(
+            f"cannot read inputs {path!r}: the file is {info.st_size / (1 << 30):.3g} GiB, "
+            f"more than {bound}; use smaller inputs, or --max-memory SIZE (0: no limit)"
+        )
 
 
 @contextmanager
-def open_npz(path: str, max_members: int = 4096) -> Iterator[NpzArchive]:
+def open_npz(
+    path: str, max_members: int = 4096, max_bytes: int | None = None, bound: str = ""
+) -> Iterator[NpzArchive]:
     """Open ``path`` and read every member's header (nothing else): the archive, its
-    arrays by key. ``max_members`` bounds the archive's entries read."""
-    _check_file(path)
+    arrays by key. ``max_members`` bounds the archive's entries read; a file larger than
+    ``max_bytes`` (when given; ``bound`` names that limit) is refused before it is
+    opened."""
+    _check_file(path, max_bytes, bound)
     try:
         with open(path, "rb") as stream:
             start = stream.read(len(NPY_MAGIC))

@@ -132,14 +132,19 @@ def test_01_a_compressed_npz_bomb_is_refused_from_its_header(tmp_path: Path) -> 
     assert listing(tmp_path) == before
 
 
-def test_01_the_headers_are_checked_against_max_memory(tmp_path: Path) -> None:
-    npz = tmp_path / "in.npz"
-    np.savez(npz, arg0=np.ones((64, 64), np.float32))  # 16 KiB
+def test_01_the_file_and_the_headers_are_checked_against_max_memory(tmp_path: Path) -> None:
     arg = TensorType(Float32Type(), [64, 64])
+    plain, packed = tmp_path / "plain.npz", tmp_path / "packed.npz"
+    np.savez(plain, arg0=np.ones((64, 64), np.float32))  # 16 KiB of data, a larger file
+    np.savez_compressed(packed, arg0=np.ones((64, 64), np.float32))  # a small file
+    assert packed.stat().st_size < 10_000 < 16 << 10 < plain.stat().st_size
+    with pytest.raises(RunFailure, match=r"the file is 1.5\de-05 GiB, more than --max-memory"):
+        load_inputs(str(plain), [arg], "main", budget=10_000)
     with pytest.raises(RunFailure, match=r"need 1.53e-05 GiB but --max-memory allows 9.31e-06"):
-        load_inputs(str(npz), [arg], "main", budget=10_000)
-    (value,) = load_inputs(str(npz), [arg], "main", budget=16 << 10)
-    np.testing.assert_array_equal(value, np.ones((64, 64), np.float32))
+        load_inputs(str(packed), [arg], "main", budget=10_000)
+    for npz in (plain, packed):
+        (value,) = load_inputs(str(npz), [arg], "main", budget=20 << 10)
+        np.testing.assert_array_equal(value, np.ones((64, 64), np.float32))
 
 
 def test_01_member_data_is_read_exactly_as_its_header_says(tmp_path: Path, capsys) -> None:
