@@ -3,7 +3,8 @@
 ::
 
     mx-run FILE.mlir [--symbol main] [--inputs IN.npz | --random-inputs SEED]
-                     [-p PASSES] [-o OUT.npz] [--print-values]
+                     [-p PASSES] [-o OUT.npz] [--print-values] [--max-memory SIZE]
+                     [--max-steps N]
 
 Inputs come from an ``.npz`` (keys ``arg0``, ``arg1``, ...; a tuple argument's elements as
 ``arg0.0``, ``arg0.1``, ...) or are drawn from a seeded generator; results are summarised
@@ -14,8 +15,10 @@ patterns. The full convention is in ``docs/mx-run.md``.
 Every error is a diagnostic, never a traceback: a missing file, malformed IR, a verifier
 error (``file:line:col`` of the op, from :mod:`mxdsl.tools.diagnostics`, as in
 ``mx-opt``), a failing pass, a missing symbol, wrong inputs, or an op the interpreters do
-not implement; the exit code is then 1 and ``-o`` is not written. Set
-``MXDSL_TRACEBACK=1`` to see the traceback of an internal error (exit code 2).
+not implement; the exit code is then 1 and ``-o`` is not written. ``--inputs`` is read
+header first (:mod:`mxdsl.tools.npz`), the program text within a bound, ``-o`` may not
+name an input, and ``--max-steps`` bounds the ops interpreted (:mod:`mxdsl.tools.steps`).
+Set ``MXDSL_TRACEBACK=1`` to see the traceback of an internal error (exit code 2).
 """
 
 from __future__ import annotations
