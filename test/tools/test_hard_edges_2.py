@@ -457,6 +457,30 @@ def test_06_the_bound_counts_every_core(tmp_path: Path, capsys) -> None:
     assert (code, err) == (0, "")
     code, err = tool(capsys, mx_run.main, *argv, "--max-steps", str(2 * per_core - 1))
     one_line(code, err, 1, f"the run would interpret at least {2 * per_core} ops")
+    # at run time: per core 5 ops, the scf.for, 10 x scf.yield, func.return = 17
+    program = tmp_path / "spmd.mlir"
+    program.write_text(SPMD_LOOP)
+    code, err = tool(capsys, mx_run.main, program, "--cores", "2", "--max-steps", "34", "--quiet")
+    assert (code, err) == (0, "")
+    code, err = tool(capsys, mx_run.main, program, "--cores", "2", "--max-steps", "33")
+    one_line(code, err, 1, "error: 'func.return' op core ", ": --max-steps 33: the run has")
+
+
+SPMD_LOOP = textwrap.dedent(
+    """\
+    func.func @main() -> index {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c5 = arith.constant 5 : index
+      %r = nisa.program_id
+      %ub = arith.addi %c5, %c5 : index
+      scf.for %i = %c0 to %ub step %c1 {
+        scf.yield
+      }
+      func.return %r : index
+    }
+    """
+)
 
 
 # ----------------------------------------------------------- 7. numbers beyond int64
