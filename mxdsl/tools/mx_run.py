@@ -24,6 +24,7 @@ Set ``MXDSL_TRACEBACK=1`` to see the traceback of an internal error (exit code 2
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import os
 import sys
@@ -684,9 +685,9 @@ def source_limit(max_memory: int | None) -> tuple[int, str]:
 def _read_source(path: str, max_memory: int | None = None) -> tuple[str, str]:
     limit, bound = source_limit(max_memory)
     if path == "-":
-        binary = getattr(sys.stdin, "buffer", None)  # None for a StringIO in tests
-        if binary is None:
-            return sys.stdin.read(limit + 1)[:limit], "<stdin>"
+        binary = getattr(sys.stdin, "buffer", None)
+        if binary is None:  # a StringIO in tests: limit + 1 characters are enough bytes
+            binary = io.BytesIO(sys.stdin.read(limit + 1).encode("utf-8"))
         return decode_source(read_bounded(binary, "<stdin>", limit, bound), "<stdin>"), "<stdin>"
     try:
         with open(path, "rb") as stream:
