@@ -14,13 +14,17 @@ from mxdsl.tools.signals import (
     Terminated,
     exit_signalled,
     install_signal_handlers,
+    signals_deferred,
 )
 
 
 def _launch(tool: str, module: str) -> None:
     install_signal_handlers()
     try:
-        console_main = importlib.import_module(module).console_main
+        # held while the modules load (a signal inside a class definition would surface
+        # as a RuntimeError), acted on as soon as they have
+        with signals_deferred():
+            console_main = importlib.import_module(module).console_main
     except KeyboardInterrupt:
         sys.exit(exit_signalled(tool, "interrupted", INTERRUPTED_EXIT))
     except Terminated:

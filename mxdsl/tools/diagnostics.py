@@ -56,6 +56,7 @@ from mxdsl.tools.signals import (
     Terminated,
     exit_signalled,
     install_signal_handlers,
+    signal_cause,
     signals_deferred,
 )
 
@@ -463,6 +464,8 @@ def report_internal_error(tool: str, err: Exception) -> int:
     """An unexpected exception (a bug, not bad input): one line naming it, exit code 2.
     A bug in an installed extension's code is named as that extension's. With
     ``MXDSL_TRACEBACK`` set the exception propagates instead."""
+    if (signalled := signal_cause(err)) is not None:
+        raise signalled from None  # a signal wrapped in another error: still a signal
     if traceback_wanted():
         raise err
     if (culprit := extension_at_fault(err)) is not None:

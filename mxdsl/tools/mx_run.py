@@ -88,6 +88,7 @@ from mxdsl.tools.diagnostics import (
     write_atomically,
 )
 from mxdsl.tools.npz import NpzArchive, NpzError, open_npz
+from mxdsl.tools.signals import signal_cause
 from mxdsl.tools.steps import (
     DEFAULT_MAX_STEPS,
     NOTE_STEPS,
@@ -886,6 +887,8 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
     except (RunFailure, InterpreterDiscoveryError) as err:
         raise RunFailure(str(err)) from None
     except Exception as err:
+        if (signalled := signal_cause(err)) is not None:
+            raise signalled from None
         if traceback_wanted():
             raise
         raise _interpretation_failure(err, tracker, spans) from None

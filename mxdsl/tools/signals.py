@@ -73,6 +73,20 @@ def signals_deferred() -> Iterator[None]:
             raise _signal_exception(signum)
 
 
+def signal_cause(err: BaseException) -> BaseException | None:
+    """The ``KeyboardInterrupt`` or :class:`Terminated` behind ``err``, if any: Python
+    wraps an exception raised while a class is made (``__set_name__``) in a
+    ``RuntimeError``, so a signal can arrive dressed as another error."""
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt | Terminated):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def exit_signalled(tool: str | None, what: str, code: int) -> int:
     """One line, then exit ``code``; without waiting for worker threads still running
     (a simulated core), which would keep the process alive."""
@@ -92,5 +106,6 @@ __all__ = [
     "Terminated",
     "exit_signalled",
     "install_signal_handlers",
+    "signal_cause",
     "signals_deferred",
 ]
