@@ -19,6 +19,7 @@ import bisect
 import dataclasses
 import os
 import re
+import stat
 import struct
 import sys
 import tempfile
@@ -49,6 +50,15 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.lexer import Input, Span
 
 from mxdsl.extensions import Culprit, extension_at_fault
+from mxdsl.tools.signals import (
+    INTERRUPTED_EXIT,
+    TERMINATED_EXIT,
+    Terminated,
+    exit_signalled,
+    install_signal_handlers,
+    signal_cause,
+    signals_deferred,
+)
 
 
 class OpDiagnostic(DiagnosticException):
@@ -401,6 +411,8 @@ def run_tool(
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
+    if (code := environment_problem_exit(tool)) is not None:
+        return code
     try:
         run(args, stdout if stdout is not None else sys.stdout)
     except (failure, ToolInputError) as err:
@@ -427,9 +439,13 @@ def out_of_memory_message(err: MemoryError) -> str:
     )
 
 
-def console_exit(main: Callable[[], int]) -> None:
+def console_exit(main: Callable[[], int], tool: str | None = None) -> None:
     """Run a tool's ``main`` as a command: exit with its code; when the reader of stdout
-    goes away (``tool ... | head``) stop quietly (exit 1), as ``mx-opt`` does."""
+    goes away (``tool ... | head``) stop quietly (exit 1), as ``mx-opt`` does. SIGINT
+    (Ctrl-C) ends the run with one line, ``tool: interrupted``, and exit 130; SIGTERM
+    with ``tool: terminated`` and exit 143. Either way the outputs' temporary files are
+    removed and no output is left partial (:func:`write_atomically`)."""
+    install_signal_handlers()
     try:
         code = main()
         sys.stdout.flush()
@@ -437,6 +453,10 @@ def console_exit(main: Callable[[], int]) -> None:
         # keep Python's exit-time flush of stdout from failing again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
+    except KeyboardInterrupt:
+        code = exit_signalled(tool, "interrupted", INTERRUPTED_EXIT)
+    except Terminated:
+        code = exit_signalled(tool, "terminated", TERMINATED_EXIT)
     sys.exit(code)
 
 
@@ -444,7 +464,9 @@ def report_internal_error(tool: str, err: Exception) -> int:
     """An unexpected exception (a bug, not bad input): one line naming it, exit code 2.
     A bug in an installed extension's code is named as that extension's. With
     ``MXDSL_TRACEBACK`` set the exception propagates instead."""
-    if os.environ.get(TRACEBACK_ENV):
+    if (signalled := signal_cause(err)) is not None:
+        raise signalled from None  # a signal wrapped in another error: still a signal
+    if traceback_wanted():
         raise err
     if (culprit := extension_at_fault(err)) is not None:
         report(tool, extension_fault_message(err, culprit))
@@ -489,7 +511,9 @@ def decode_source(data: bytes, name: str) -> str:
 
 def check_writable(path: str, what: str = "output") -> None:
     """Refuse, before any work, an output ``path`` that cannot be written: a directory,
-    a missing or read-only directory, a read-only file."""
+    a missing or read-only directory, a read-only file, an empty name."""
+    if (problem := empty_name_problem(path, what)) is not None:
+        raise ToolInputError(problem)
     if os.path.isdir(path):
         raise ToolInputError(f"cannot write {what} {path!r}: it is a directory; name a file")
     if os.path.exists(path) and not os.path.isfile(path):  # a device or a pipe
@@ -527,17 +551,153 @@ def write_atomically(path: str, write: Callable[[IO[bytes]], object], what: str 
         return
     directory = os.path.dirname(path)
     base = os.path.basename(path)
+    tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
-    except OSError as err:
-        raise ToolInputError(f"cannot write {what} {path!r}: {err.strerror or err}") from None
-    try:
+        with signals_deferred():  # the name is known before a signal can stop the run
+            fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as stream:
             write(stream)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        with signals_deferred():  # renamed whole, or not at all
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+            tmp = None
     except OSError as err:
         raise ToolInputError(f"cannot write {what} {path!r}: {err.strerror or err}") from None
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        if tmp is not None:
+            with signals_deferred():
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+
+
+def empty_name_problem(path: str, what: str = "output") -> str | None:
+    """The error for an empty file name (``-o ""`` would name the current directory)."""
+    if path == "":
+        return f"cannot write {what} '': an empty file name; name a file"
+    return None
+
+
+# ------------------------------------------------------------ bounded program text
+
+
+MAX_SOURCE_BYTES = 256 << 20
+"""The most program text (``.mlir``) ``mx-opt`` and ``mx-run`` read: 256 MiB. A larger
+file (or a stream such as ``/dev/zero``) is refused before it is parsed; the bound is
+checked on a regular file's size before any byte is read, on a stream as it is read."""
+
+_READ_CHUNK = 1 << 20
+
+
+def size_text(size: int) -> str:
+    """Bytes as the tools print them: ``256 MiB``, ``1.5 GiB``, ``300 B``."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size / (1 << shift):.4g} {unit}"
+    return f"{size} B"
+
+
+def read_bounded(stream: IO[bytes], name: str, limit: int, bound: str) -> bytes:
+    """At most ``limit`` bytes of ``stream`` (a program text), or a ``ToolInputError``
+    saying the input is larger than ``bound`` (the limit as the user knows it). A regular
+    file's size is checked before it is read; any other stream (stdin, a pipe, a device)
+    is read in chunks and refused as soon as it passes the limit."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (OSError, AttributeError, ValueError):
+        info = None  # an in-memory stream
+    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > limit:
+        raise ToolInputError(_too_large(name, f"is {size_text(info.st_size)}, more than", bound))
+    data = bytearray()
+    while len(data) <= limit:
+        chunk = stream.read(min(_READ_CHUNK, limit + 1 - len(data)))
+        if not chunk:
+            return bytes(data)
+        data += chunk
+    raise ToolInputError(_too_large(name, "holds more than", bound))
+
+
+def _too_large(name: str, size: str, bound: str) -> str:
+    return f"cannot read {name!r}: it {size} {bound}; is it the right file?"
+
+
+# ------------------------------------------------------- outputs that name inputs
+
+
+def _same_file(a: str, b: str) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)  # hard links, bind mounts
+    except OSError:
+        return False
+
+
+def check_distinct_files(
+    inputs: Sequence[tuple[str, str | None]], outputs: Sequence[tuple[str, str | None]]
+) -> None:
+    """Refuse, before any work, an output that names the same file as an input or as
+    another output (symbolic and hard links resolved): ``(flag, path)`` pairs, ``None``
+    and ``-`` (stdin / stdout) skipped. Nothing is read or written."""
+    named_outputs = [(flag, path) for flag, path in outputs if path not in (None, "-", "")]
+    named_inputs = [(flag, path) for flag, path in inputs if path not in (None, "-", "")]
+    for index, (flag, path) in enumerate(named_outputs):
+        assert path is not None
+        for in_flag, in_path in named_inputs:
+            assert in_path is not None
+            if _same_file(path, in_path):
+                raise ToolInputError(
+                    f"{flag} {path!r} names the {in_flag} {in_path!r}: the output would "
+                    "overwrite the input; name another file"
+                )
+        for other_flag, other in named_outputs[:index]:
+            assert other is not None
+            if _same_file(path, other):
+                raise ToolInputError(
+                    f"{other_flag} {other!r} and {flag} {path!r} name the same file: each "
+                    "output needs its own; name another file"
+                )
+
+
+# ------------------------------------------------------------ environment variables
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"", "0", "false", "no", "off"})
+
+
+def traceback_wanted() -> bool:
+    """Whether ``MXDSL_TRACEBACK`` asks for tracebacks: ``1`` / ``true`` / ``yes`` /
+    ``on`` do, unset, empty, ``0`` / ``false`` / ``no`` / ``off`` do not (any other
+    value is refused by :func:`environment_problem` before a tool runs)."""
+    return os.environ.get(TRACEBACK_ENV, "").strip().lower() in _TRUE
+
+
+def environment_problem() -> str | None:
+    """The error for a documented ``MXDSL_*`` variable with a value the tools do not
+    take (``MXDSL_TRACEBACK``, ``MXDSL_QUANTIZE_THREADS``), or None."""
+    setting = os.environ.get(TRACEBACK_ENV)
+    if setting is not None and setting.strip().lower() not in _TRUE | _FALSE:
+        return (
+            f"{TRACEBACK_ENV}={setting!r}: expected 1 (show the Python traceback of a bug) "
+            "or 0 (do not); unset it or set one of those"
+        )
+    from mxdsl.numerics.fast import THREADS_ENV
+
+    setting = os.environ.get(THREADS_ENV)
+    if setting is not None and setting.strip():
+        text = setting.strip()
+        if not (text.isdecimal() and int(text) >= 1):
+            return (
+                f"{THREADS_ENV}={setting!r}: expected a positive integer, the threads of "
+                "the bf16 quantize (1: no threads); unset it to use every available CPU"
+            )
+    return None
+
+
+def environment_problem_exit(tool: str | None) -> int | None:
+    """Report :func:`environment_problem` (one line) and return exit code 2, or None."""
+    problem = environment_problem()
+    if problem is None:
+        return None
+    report(tool or "mxdsl", problem)
+    return 2

@@ -82,6 +82,7 @@ from mxdsl.numerics.fast import available_cpus  # noqa: E402
 from mxdsl.targets import DEFAULT_TARGET, TARGETS, get_target  # noqa: E402
 from mxdsl.tools.diagnostics import (  # noqa: E402
     DefaultsHelpFormatter,
+    check_distinct_files,
     check_writable,
     console_exit,
     report,
@@ -121,6 +122,12 @@ def clamp_limits(text: str) -> tuple[float | None, float | None]:
         raise argparse.ArgumentTypeError(f"expected numbers LO,HI, got {text!r}") from None
     if lo is None and hi is None:
         raise argparse.ArgumentTypeError("a clamp needs at least one limit")
+    if any(limit is not None and not math.isfinite(limit) for limit in (lo, hi)):
+        raise argparse.ArgumentTypeError(
+            f"expected finite limits LO,HI (leave a side empty for no limit), got {text!r}"
+        )
+    if lo is not None and hi is not None and lo > hi:
+        raise argparse.ArgumentTypeError(f"expected LO <= HI, got {text!r}")
     return lo, hi
 
 
@@ -278,7 +285,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
             help="I columns per gate/up weight load (default: the largest whose buffers "
             "fit the SBUF)",
         )
-        p.add_argument("--seed", type=at_least(0), default=0, help="seed of the random inputs")
+        p.add_argument(
+            "--seed", type=at_least(0, None), default=0, help="seed of the random inputs"
+        )
         p.add_argument(
             "--max-memory",
             type=memory_size,
@@ -394,8 +403,14 @@ def add_name_list(
     )
 
 
-def at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``low``."""
+MAX_OPTION = (1 << 31) - 1
+"""The largest value of a size or count option: the kernels' sizes and block counts
+become i32 / i64 constants and products of them in the IR (2^31 - 1 tokens would need
+far more memory than any machine has; the memory check says so)."""
+
+
+def at_least(low: int, high: int | None = MAX_OPTION) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low`` (and <= ``high`` unless None)."""
 
     def parse(text: str) -> int:
         try:
@@ -404,6 +419,8 @@ def at_least(low: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if value < low:
             raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"expected an integer in {low}..{high}, got {value}")
         return value
 
     parse.__name__ = f"integer >= {low}"
@@ -419,8 +436,8 @@ def int_list(text: str) -> list[int]:
         values = [int(part) for part in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected integers K,K,..., got {text!r}") from None
-    if any(value <= 0 for value in values):
-        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    if any(not 0 < value <= MAX_OPTION for value in values):
+        raise argparse.ArgumentTypeError(f"expected integers in 1..{MAX_OPTION}, got {text!r}")
     return values
 
 
@@ -706,6 +723,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         run_grid(args, stdout)
         return
     outputs = [args.output, getattr(args, "write_inputs", None)]
+    check_distinct_files([], [("-o", args.output), ("--write-inputs", outputs[1])])
     for path in outputs:
         if path is not None:
             check_writable(path)  # before any work, not after it
@@ -878,7 +896,7 @@ NOTE_MEMORY = 1 << 30
 
 
 def console_main() -> None:
-    console_exit(main)  # `mx-moe grid | head` stops quietly
+    console_exit(main, TOOL)  # `mx-moe grid | head` stops quietly
 
 
 __all__ = ["attach_clamp_values", "build_arg_parser", "main"]

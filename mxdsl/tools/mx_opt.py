@@ -54,19 +54,24 @@ from mxdsl.extensions import load_multiverse
 from mxdsl.targets import DEFAULT_TARGET, TARGETS, use_target
 from mxdsl.tools import verify_diagnostics
 from mxdsl.tools.diagnostics import (
+    MAX_SOURCE_BYTES,
     HelpFormatter,
     OpDiagnostic,
     ParseVerifyError,
     ToolInputError,
+    check_distinct_files,
     check_writable,
     console_exit,
     decode_source,
+    environment_problem_exit,
     format_op_diagnostic,
     format_parse_error,
     out_of_memory_message,
     parse_located,
+    read_bounded,
     report,
     report_internal_error,
+    size_text,
     unknown_pass_message,
     verify_located,
     write_atomically,
@@ -204,11 +209,17 @@ class MxOptMain(xDSLOptMain):
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """stdin for no file or ``-``; any other file is read as MLIR unless its extension
-        names another frontend (``-f`` chooses explicitly)."""
+        names another frontend (``-f`` chooses explicitly).
+        The text is read here, at most ``MAX_SOURCE_BYTES`` of it (a larger file is
+        refused before it is read, a longer stream as soon as it passes the bound)."""
+        bound = f"{size_text(MAX_SOURCE_BYTES)}, the most program text {TOOL} reads"
         if self.args.input_file in (None, "-"):
-            return sys.stdin.buffer, "mlir"
+            text = read_bounded(sys.stdin.buffer, "<stdin>", MAX_SOURCE_BYTES, bound)
+            return BytesIO(text), "mlir"
         stream, extension = super().get_input_stream()
-        return stream, extension if extension in self.available_frontends else "mlir"
+        with stream:
+            text = read_bounded(stream, self.args.input_file, MAX_SOURCE_BYTES, bound)
+        return BytesIO(text), extension if extension in self.available_frontends else "mlir"
 
     def get_input_name(self) -> str:
         return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
@@ -278,6 +289,8 @@ class MxOptMain(xDSLOptMain):
         ``--parsing-diagnostics``) with ``expected-*`` annotations in the input, MLIR's
         check of them instead (mxdsl/tools/verify_diagnostics.py)."""
         args = self.args
+        # before anything is read: -o may not name the input
+        check_distinct_files([("input file", args.input_file)], [("-o", args.output_file)])
         # --parsing-diagnostics is xdsl-opt's own flag (MLIR has none): with it, the run
         # is an xdsl-opt one, whose --verify-diagnostics ignores annotations
         checking = args.verify_diagnostics and not args.parsing_diagnostics
@@ -391,6 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    if (code := environment_problem_exit(TOOL)) is not None:
+        return code
     try:
         tool = MxOptMain(args=argv)
     except ArgSpecParseError as err:
@@ -430,4 +445,4 @@ def _run(argv: Sequence[str] | None) -> int:
 
 def console_main() -> None:
     warnings.filterwarnings("default", category=DeprecationWarning)  # as xdsl-opt
-    console_exit(main)  # e.g. `mx-opt big.mlir | head`: stops quietly
+    console_exit(main, TOOL)  # e.g. `mx-opt big.mlir | head`: stops quietly

@@ -3,7 +3,8 @@
 ::
 
     mx-run FILE.mlir [--symbol main] [--inputs IN.npz | --random-inputs SEED]
-                     [-p PASSES] [-o OUT.npz] [--print-values]
+                     [-p PASSES] [-o OUT.npz] [--print-values] [--max-memory SIZE]
+                     [--max-steps N]
 
 Inputs come from an ``.npz`` (keys ``arg0``, ``arg1``, ...; a tuple argument's elements as
 ``arg0.0``, ``arg0.1``, ...) or are drawn from a seeded generator; results are summarised
@@ -14,13 +15,16 @@ patterns. The full convention is in ``docs/mx-run.md``.
 Every error is a diagnostic, never a traceback: a missing file, malformed IR, a verifier
 error (``file:line:col`` of the op, from :mod:`mxdsl.tools.diagnostics`, as in
 ``mx-opt``), a failing pass, a missing symbol, wrong inputs, or an op the interpreters do
-not implement; the exit code is then 1 and ``-o`` is not written. Set
-``MXDSL_TRACEBACK=1`` to see the traceback of an internal error (exit code 2).
+not implement; the exit code is then 1 and ``-o`` is not written. ``--inputs`` is read
+header first (:mod:`mxdsl.tools.npz`), the program text within a bound, ``-o`` may not
+name an input, and ``--max-steps`` bounds the ops interpreted (:mod:`mxdsl.tools.steps`).
+Set ``MXDSL_TRACEBACK=1`` to see the traceback of an internal error (exit code 2).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import os
 import sys
@@ -32,6 +36,8 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    FloatAttr,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -63,19 +69,33 @@ from mxdsl.interpreters import (
 from mxdsl.interpreters.fast_path import NO_FAST_PATH_ENV, fast_path_option
 from mxdsl.targets import DEFAULT_TARGET, TARGETS, use_target
 from mxdsl.tools.diagnostics import (
-    TRACEBACK_ENV,
+    MAX_SOURCE_BYTES,
     HelpFormatter,
     OpDiagnostic,
+    check_distinct_files,
     check_writable,
     console_exit,
     decode_source,
     format_op_diagnostic,
     format_parse_error,
     parse_located,
+    read_bounded,
+    report,
     run_tool,
+    size_text,
+    traceback_wanted,
     unknown_pass_message,
     verify_located,
     write_atomically,
+)
+from mxdsl.tools.npz import NpzArchive, NpzError, open_npz
+from mxdsl.tools.signals import signal_cause
+from mxdsl.tools.steps import (
+    DEFAULT_MAX_STEPS,
+    NOTE_STEPS,
+    StepLimit,
+    estimate_steps,
+    where,
 )
 
 TOOL = "mx-run"
@@ -112,30 +132,47 @@ def _expected_str(dtype: np.dtype[Any], shape: tuple[int, ...]) -> str:
     return f"{what} of shape {shape}"
 
 
+def check_header(
+    shape: tuple[int, ...], dtype: np.dtype[Any], tensor_type: TensorType, name: str
+) -> None:
+    """Refuse an input whose shape or dtype (as an ``.npz`` header states them) cannot
+    be the value of ``tensor_type`` (see :func:`input_value`), before its data is read."""
+    expected_shape = tuple(tensor_type.get_shape())
+    expected = numpy_dtype(tensor_type.get_element_type())
+    problem = (
+        f"{name}: expected {_expected_str(expected, expected_shape)} for {_type_str(tensor_type)}"
+    )
+    if shape != expected_shape:
+        raise RunFailure(f"{problem}, got shape {shape} ({dtype})")
+    if dtype.names is not None or dtype.hasobject:
+        raise RunFailure(f"{problem}, got the structured dtype {dtype.descr}")
+    if dtype == expected:
+        return
+    carrier = _BIT_PATTERN_TYPES.get(expected)
+    if carrier is not None and (
+        dtype == carrier or (dtype.kind == "V" and dtype.itemsize == expected.itemsize)
+    ):
+        return
+    raise RunFailure(f"{problem}, got {dtype}")
+
+
 def input_value(array: np.ndarray, tensor_type: TensorType, name: str) -> np.ndarray:
     """An input array as the interpreter value of ``tensor_type``: the same dtype, or
     (for bf16/fp8/fp4/E8M0) the bit patterns as unsigned integers of the element's width,
-    or the raw ``|V`` bytes numpy hands back for a saved ml_dtypes array."""
-    shape = tuple(tensor_type.get_shape())
+    or the raw ``|V`` bytes numpy hands back for a saved ml_dtypes array. A structured
+    dtype is refused, whatever its width."""
+    check_header(tuple(array.shape), array.dtype, tensor_type, name)
     dtype = numpy_dtype(tensor_type.get_element_type())
-    problem = f"{name}: expected {_expected_str(dtype, shape)} for {_type_str(tensor_type)}"
-    if array.shape != shape:
-        raise RunFailure(f"{problem}, got shape {array.shape} ({array.dtype})")
     if array.dtype == dtype:
         return array
-    carrier = _BIT_PATTERN_TYPES.get(dtype)
-    if carrier is not None and (
-        array.dtype == carrier
-        or (array.dtype.kind == "V" and array.dtype.itemsize == dtype.itemsize)
-    ):
-        bits = np.ascontiguousarray(array).view(carrier)
-        if dtype == _FP4 and bits.size and int(bits.max()) > 0xF:
-            raise RunFailure(
-                f"{name}: f4E2M1FN bit patterns are 0..15 (one uint8 per element), got "
-                f"{int(bits.max())}"
-            )
-        return bits.view(dtype)
-    raise RunFailure(f"{problem}, got {array.dtype}")
+    carrier = _BIT_PATTERN_TYPES[dtype]
+    bits = np.ascontiguousarray(array).view(carrier)
+    if dtype == _FP4 and bits.size and int(bits.max()) > 0xF:
+        raise RunFailure(
+            f"{name}: f4E2M1FN bit patterns are 0..15 (one uint8 per element), got "
+            f"{int(bits.max())}"
+        )
+    return bits.view(dtype)
 
 
 def output_arrays(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
@@ -210,51 +247,65 @@ def load_inputs(
     arg_types: Sequence[Attribute],
     func_name: str,
     names: Sequence[str] | None = None,
+    budget: int | None = None,
+    budget_source: str = "--max-memory allows",
 ) -> tuple[Any, ...]:
     """The arguments of ``@func_name`` from an ``.npz`` (see :func:`input_value`); keys
-    ``arg0``, ... or ``names`` (:func:`boundary_names`)."""
+    ``arg0``, ... or ``names`` (:func:`boundary_names`). Every array's header is read
+    and checked first (keys, shapes, dtypes, and their bytes against ``budget`` when
+    given); then the data, exactly the bytes the headers declare
+    (:mod:`mxdsl.tools.npz`)."""
     keys_of = _names(arg_types, names)
+    expected = {
+        name: leaf
+        for key, t in zip(keys_of, arg_types, strict=True)
+        for name, leaf in _leaves(key, t)
+    }
     try:
-        npz = np.load(path, allow_pickle=False)
-    except OSError as err:
-        raise RunFailure(f"cannot open inputs {path!r}: {err.strerror or err}") from None
-    except Exception as err:
-        if "pickled" in str(err):  # numpy's guess for bytes it does not recognise
-            raise RunFailure(
-                f"cannot read inputs {path!r}: it is not an .npz file (write one with "
-                "numpy.savez, keys arg0, arg1, ...)"
-            ) from None
-        raise RunFailure(f"cannot read inputs {path!r}: {err}") from None
-    if not isinstance(npz, np.lib.npyio.NpzFile):
-        raise RunFailure(
-            f"inputs {path!r} is a single .npy array; give an .npz with keys arg0, ..."
-        )
-    with npz:
-        expected = {
-            name: leaf
-            for key, t in zip(keys_of, arg_types, strict=True)
-            for name, leaf in _leaves(key, t)
-        }
-        signature = f"@{func_name} takes {len(arg_types)} argument(s)" + (
-            f" ({', '.join(expected)})" if expected else ""
-        )
-        keys = set(npz.files)
-        if missing := [k for k in expected if k not in keys]:
-            raise RunFailure(
-                f"{signature}; {path!r} has no {', '.join(missing)} "
-                f"(it has {', '.join(sorted(keys)) or 'no arrays'})"
-            )
-        if unexpected := sorted(keys - set(expected)):
-            raise RunFailure(f"{signature}; {path!r} has unexpected {', '.join(unexpected)}")
-        leaves: dict[str, np.ndarray] = {}
-        for name, leaf in expected.items():
-            try:
-                array = npz[name]
-            except Exception as err:
-                raise RunFailure(f"cannot read {name} from {path!r}: {err}") from None
-            assert isinstance(leaf, TensorType | MemRefType)
-            leaves[name] = input_value(array, leaf, name)  # pyright: ignore[reportArgumentType]
+        limit = f"{budget_source} {_gib(budget)}" if budget is not None else ""
+        with open_npz(path, max_bytes=budget, bound=limit) as npz:
+            _check_headers(npz, expected, path, func_name, len(arg_types), budget, budget_source)
+            leaves: dict[str, np.ndarray] = {}
+            for name, leaf in expected.items():
+                assert isinstance(leaf, TensorType | MemRefType)
+                leaves[name] = input_value(npz.read(name), leaf, name)  # pyright: ignore[reportArgumentType]
+    except NpzError as err:
+        raise RunFailure(str(err)) from None
     return tuple(_assemble(k, t, leaves) for k, t in zip(keys_of, arg_types, strict=True))
+
+
+def _check_headers(
+    npz: NpzArchive,
+    expected: dict[str, Attribute],
+    path: str,
+    func_name: str,
+    count: int,
+    budget: int | None,
+    budget_source: str,
+) -> None:
+    """Keys, shapes and dtypes against the signature, then the bytes against ``budget``:
+    from the headers alone."""
+    signature = f"@{func_name} takes {count} argument(s)" + (
+        f" ({', '.join(expected)})" if expected else ""
+    )
+    keys = set(npz.members)
+    if missing := [k for k in expected if k not in keys]:
+        raise RunFailure(
+            f"{signature}; {path!r} has no {', '.join(missing)} "
+            f"(it has {', '.join(sorted(keys)) or 'no arrays'})"
+        )
+    if unexpected := sorted(keys - set(expected)):
+        raise RunFailure(f"{signature}; {path!r} has unexpected {', '.join(unexpected)}")
+    for name, leaf in expected.items():
+        member = npz.members[name]
+        assert isinstance(leaf, TensorType | MemRefType)
+        check_header(member.shape, member.value_dtype, leaf, name)  # pyright: ignore[reportArgumentType]
+    total = sum(member.nbytes for member in npz.members.values())
+    if budget is not None and total > budget:
+        raise RunFailure(
+            f"the arrays of {path!r} need {_gib(total)} but {budget_source} "
+            f"{_gib(budget)}; use smaller inputs, or --max-memory SIZE (0: no limit)"
+        )
 
 
 def random_value(rng: np.random.Generator, tensor_type: TensorType) -> np.ndarray:
@@ -443,6 +494,16 @@ def build_arg_parser() -> argparse.ArgumentParser:
         f"batched matmul passes (also {NO_FAST_PATH_ENV}=1); the same bits, slower "
         "(docs/interpreter.md)",
     )
+    parser.add_argument(
+        "--max-steps",
+        type=non_negative_int,
+        default=DEFAULT_MAX_STEPS,
+        metavar="N",
+        help="end a run that interprets more than N ops (all cores together; a loop body "
+        "counts once per iteration), located at the op it stops at; a run whose constant "
+        f"loops alone exceed N is refused before it starts (default: {DEFAULT_MAX_STEPS:,}; "
+        "0: no limit)",
+    )
     parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
     return parser
 
@@ -487,8 +548,8 @@ def memory_size(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"expected a size such as 8G or 512M, got {text!r}"
         ) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a size >= 0, got {text!r}")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a size >= 0 such as 8G or 512M, got {text!r}")
     return int(value)
 
 
@@ -544,6 +605,13 @@ def _gib(size: int) -> str:
     return f"{size / (1 << 30):.3g} GiB"
 
 
+def _budget(max_memory: int | None) -> tuple[int | None, str]:
+    """The bytes inputs may take (None: no limit) and how to name that bound."""
+    if max_memory is None:
+        return available_memory(), "this machine has available"
+    return (max_memory or None), "--max-memory allows"
+
+
 def check_memory(needed: int, limit: int | None, func: Operation, spans) -> None:  # noqa: ANN001
     """Refuse a run that needs more than ``limit`` bytes (None: the available memory)."""
     if limit == 0:
@@ -563,6 +631,46 @@ def check_memory(needed: int, limit: int | None, func: Operation, spans) -> None
     )
 
 
+def check_steps(
+    module: ModuleOp,
+    func: Operation,
+    cores: int,
+    max_steps: int,
+    spans: dict[Operation, Span[str]],
+    stderr: IO[str] | None = None,
+) -> None:
+    """Before the run: refuse it when its constant loops alone make it interpret more
+    than ``max_steps`` ops (0: no limit); say so when they make it long (above
+    ``NOTE_STEPS``). See :mod:`mxdsl.tools.steps`."""
+    estimate = estimate_steps(module, func)
+    total = estimate.steps * cores
+    cores_text = f" on each of {cores} cores" if cores > 1 else ""
+    loop = estimate.loop
+    heaviest = (
+        f"; this {loop.name} runs {estimate.trips:,} times{cores_text}" if loop is not None else ""
+    )
+    if max_steps and total > max_steps:
+        at = loop if loop is not None else func
+        raise RunFailure(
+            _located(
+                at,
+                f"the run would interpret at least {total:,} ops{heaviest}, more than "
+                f"--max-steps {max_steps:,}; make the loop shorter, or raise --max-steps "
+                "(0: no limit)",
+                spans,
+            )
+        )
+    if total > NOTE_STEPS:
+        place = f" ({where(loop)})" if loop is not None and where(loop) else ""
+        report(
+            TOOL,
+            f"the run will interpret at least {total:,} ops{heaviest}{place}; it may take "
+            "a long time (Ctrl-C stops it)",
+            stderr,
+            kind="note",
+        )
+
+
 SPMD_OPS = frozenset({"nisa.program_id", "nisa.num_programs", "nisa.sendrecv", "nisa.core_barrier"})
 """The ops through which a program can tell the cores apart: without one of them every
 core does the same work."""
@@ -575,14 +683,24 @@ def _context() -> Context:
     return ctx
 
 
-def _read_source(path: str) -> tuple[str, str]:
+def source_limit(max_memory: int | None) -> tuple[int, str]:
+    """The most program text mx-run reads, and how to say it: ``MAX_SOURCE_BYTES``, or
+    ``--max-memory`` when that is smaller (and not 0)."""
+    if max_memory and max_memory < MAX_SOURCE_BYTES:
+        return max_memory, f"--max-memory ({size_text(max_memory)})"
+    return MAX_SOURCE_BYTES, f"{size_text(MAX_SOURCE_BYTES)}, the most program text {TOOL} reads"
+
+
+def _read_source(path: str, max_memory: int | None = None) -> tuple[str, str]:
+    limit, bound = source_limit(max_memory)
     if path == "-":
-        binary = getattr(sys.stdin, "buffer", None)  # None for a StringIO in tests
-        text = sys.stdin.read() if binary is None else decode_source(binary.read(), "<stdin>")
-        return text, "<stdin>"
+        binary = getattr(sys.stdin, "buffer", None)
+        if binary is None:  # a StringIO in tests: limit + 1 characters are enough bytes
+            binary = io.BytesIO(sys.stdin.read(limit + 1).encode("utf-8"))
+        return decode_source(read_bounded(binary, "<stdin>", limit, bound), "<stdin>"), "<stdin>"
     try:
         with open(path, "rb") as stream:
-            return decode_source(stream.read(), path), path
+            return decode_source(read_bounded(stream, path, limit, bound), path), path
     except OSError as err:
         raise RunFailure(f"cannot open {path!r}: {err.strerror or err}") from None
 
@@ -646,6 +764,16 @@ def _interpretation_failure(
     if isinstance(err, OpInterpretationError):
         op: Operation | None = err.op
         message = err.message
+    elif isinstance(err, RecursionError):
+        calls = [o for o in tracker.stack if o.name == "func.call"]
+        op = calls[-1] if calls else (tracker.stack[-1] if tracker.stack else None)
+        callee = getattr(op, "callee", None)
+        name = f"{callee} " if callee is not None else ""
+        message = (
+            f"calls nest deeper than the interpreter can follow ({len(calls)} func.call "
+            f"frames): the function {name}calls itself (directly or through others) without "
+            "reaching a return; give the recursion an end, or write it as a loop"
+        )
     else:
         op = tracker.stack[-1] if tracker.stack else None
         text = str(err)
@@ -681,9 +809,12 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
         fast = fast_path_option(args.no_fast_path)
     except ValueError as err:
         raise RunFailure(str(err)) from None
+    check_distinct_files(
+        [("input file", args.input_file), ("--inputs", args.inputs)], [("-o", args.output)]
+    )
     if args.output is not None:
         check_writable(args.output)  # before the run, not after it
-    text, name = _read_source(args.input_file)
+    text, name = _read_source(args.input_file, args.max_memory)
     ctx = _context()
     try:
         module, spans = parse_located(ctx, text, name)
@@ -717,9 +848,12 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
         )
     needed = estimate_memory(module, arg_types, result_types, args.cores)
     check_memory(needed, args.max_memory, func, spans)
+    check_steps(module, func, args.cores, args.max_steps, spans)
     if args.inputs is not None:
         try:
-            inputs = load_inputs(args.inputs, arg_types, args.symbol, arg_names)
+            inputs = load_inputs(
+                args.inputs, arg_types, args.symbol, arg_names, *_budget(args.max_memory)
+            )
         except RunFailure as err:
             message = str(err)
             if message.startswith(("cannot open", "cannot read", "inputs ")):
@@ -740,6 +874,7 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
         inputs = ()
 
     tracker = _OpTracker()
+    limit: list[Interpreter.Listener] = [StepLimit(args.max_steps)] if args.max_steps else []
     memref_args = [i for i, t in enumerate(arg_types) if isinstance(t, MemRefType)]
     try:
         if args.cores > 1 or memref_args:
@@ -750,7 +885,7 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
                     lambda ls: make_interpreter(
                         module,
                         ctx,
-                        listeners=[tracker, *ls] if args.cores == 1 else ls,
+                        listeners=[*limit, tracker, *ls] if args.cores == 1 else [*limit, *ls],
                         fast_path=fast,
                     ),
                     func,
@@ -760,12 +895,14 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
             except SpmdError as err:
                 raise RunFailure(str(err)) from None
         else:
-            interpreter = make_interpreter(module, ctx, listeners=[tracker], fast_path=fast)
+            interpreter = make_interpreter(module, ctx, listeners=[*limit, tracker], fast_path=fast)
             results = interpreter.call_op(func, inputs)
     except (RunFailure, InterpreterDiscoveryError) as err:
         raise RunFailure(str(err)) from None
     except Exception as err:
-        if os.environ.get(TRACEBACK_ENV):
+        if (signalled := signal_cause(err)) is not None:
+            raise signalled from None
+        if traceback_wanted():
             raise
         raise _interpretation_failure(err, tracker, spans) from None
 
@@ -794,9 +931,13 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
 
 
 def _flatten(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
+    """``(key, array)`` of a result: tuples element by element; a scalar (the
+    ``IntegerAttr`` / ``FloatAttr`` the scalar interpreters return) as a 0-d array."""
     if isinstance(value, tuple):
         for index, element in enumerate(value):
             yield from _flatten(f"{name}.{index}", element)
+    elif isinstance(value, IntegerAttr | FloatAttr):
+        yield name, np.asarray(value.value.data)
     else:
         yield name, np.asarray(value)
 
@@ -808,7 +949,7 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
 
 
 def console_main() -> None:
-    console_exit(main)  # `mx-run ... --print-values | head` stops quietly
+    console_exit(main, TOOL)  # `mx-run ... --print-values | head` stops quietly
 
 
 __all__ = [

@@ -198,11 +198,18 @@ def test_09_cores_are_bounded_before_the_run(tmp_path: Path, capsys) -> None:
     assert_diagnostic(code, err, "every core would do the same work")
 
 
-def test_09_memory_is_estimated_and_the_limit_can_be_set(capsys) -> None:
+def test_09_memory_is_estimated_and_the_limit_can_be_set(tmp_path: Path, capsys) -> None:
+    identity = tmp_path / "identity.mlir"
+    identity.write_text(
+        "func.func @main(%x: tensor<512x512xf32>) -> tensor<512x512xf32> {\n"
+        "  func.return %x : tensor<512x512xf32>\n}\n"
+    )
+    # 1 MiB argument + 1 MiB result > 1.5 MiB (the program text, 120 B, is far below)
+    code, _, err = tool(
+        capsys, mx_run.main, identity, "--random-inputs", "0", "--max-memory", "1.5M"
+    )
+    assert_diagnostic(code, err, f"{identity}:1:1: error:", "--max-memory allows 0.00146 GiB")
     argv = (EXCHANGE, "--cores", "2", "--random-inputs", "0")
-    code, _, err = tool(capsys, mx_run.main, *argv, "--max-memory", "1K")
-    # 2 x 256 B arguments + 3 x 128 B buffers per core x 2 cores = 1280 B > 1 KiB
-    assert_diagnostic(code, err, "--max-memory allows")
     code, _, err = tool(capsys, mx_run.main, *argv, "--max-memory", "2K", "--quiet")
     assert (code, err) == (0, "")
     module, _ = mx_run.parse_located(mx_run._context(), EXCHANGE.read_text(), "x")
