@@ -536,14 +536,17 @@ def run_on_dask(
     settings: DaskSettings,
     on_row: Callable[[dict[str, Any]], None],
     progress: GridProgress,
+    on_start: Callable[[], None] = lambda: None,
 ) -> None:
     """Every case as a Dask task (asking for its memory estimate as the ``MEMORY``
     resource); ``on_row`` gets each row as its case finishes. A case no worker can hold,
     a lost worker or a task error is that case's row. On the way out (the end, Ctrl-C,
-    a closed stdout) the cases still pending are cancelled."""
+    a closed stdout) the cases still pending are cancelled. ``on_start`` is called once
+    the cluster is reached."""
     from distributed import as_completed
 
     with dask_client(settings, cases) as (client, room):
+        on_start()
         progress.dashboard(dashboard_link(client))
         futures: dict[Any, GridCase] = {}
         for case in cases:
@@ -711,10 +714,12 @@ def run_grid_cases(
     results: str | None,
     write_row: Callable[[dict[str, Any]], None],
     show_progress: bool,
+    header: Callable[[], None] = lambda: None,
     stderr: IO[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``cases`` on Dask (:func:`run_on_dask`), each row stored in ``results`` as it
-    finishes and written (``write_row``) in case order. Cases with a verdict (``ok`` or
+    finishes and written (``write_row``) in case order after ``header`` (once the cluster
+    is reached: an unreachable scheduler prints no table). Cases with a verdict (``ok`` or
     ``failed``) already in ``results`` are not run again. Returns the rows in case order.
     Ctrl-C cancels what is pending and keeps the finished rows."""
     stream = sys.stderr if stderr is None else stderr
@@ -733,8 +738,11 @@ def run_grid_cases(
         progress = GridProgress(len(cases), len(cases) - len(todo), stream, show_progress)
         if len(todo) < len(cases):
             progress.say(f"resuming: {len(cases) - len(todo)} of {len(cases)} cases in {results}")
-        for number in sorted(rows):
-            printer(rows[number])
+
+        def start() -> None:
+            header()
+            for number in sorted(rows):
+                printer(rows[number])
 
         def finished(row: dict[str, Any]) -> None:
             store.add(row)
@@ -744,7 +752,9 @@ def run_grid_cases(
 
         try:
             if todo:
-                run_on_dask(todo, settings, finished, progress)
+                run_on_dask(todo, settings, finished, progress, start)
+            else:
+                start()
         except KeyboardInterrupt:
             kept = (
                 f"kept in {results}: run the same command to resume"

@@ -865,14 +865,11 @@ def options_text(case: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
-def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
-    """Every combination of the grid's lists at the given sizes and options: all the
-    kernels are built first (a refused case stops the grid before any run; the build also
-    gives each case's memory estimate), then every case runs as a Dask task
-    (mxdsl/tools/moe_grid.py), one row per case in case order."""
-    from mxdsl.tools.moe_grid import RUN, GridCase, case_key, run_grid_cases
+def grid_cases(args: argparse.Namespace) -> tuple[list, list[list]]:
+    """The cases of ``grid`` (every combination of its lists, each kernel built to check
+    it and to estimate its memory; a refused case is a ``ToolError``) and the lists."""
+    from mxdsl.tools.moe_grid import RUN, GridCase, case_key
 
-    settings = grid_settings(args)
     if args.implementations is None:
         args.implementations = [m.name for m in MoECTEImplementation if not m.is_mx]
     lists = [getattr(args, plural) for plural, _ in GRID_AXES]
@@ -913,17 +910,32 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
         whole = {k: v for k, v in sorted(vars(case).items()) if k not in GRID_NOT_CONFIG}
         key = case_key({"kind": RUN, **whole})
         cases.append(GridCase(len(cases), RUN, key, config, needed, case))
-    print(
-        f"grid: H={args.hidden} E={args.experts} T={args.tokens}, "
-        f"{len(cases)} cases ({' x '.join(str(len(values)) for values in lists)})",
-        file=stdout,
-    )
-    columns = f"{'variant':22s} {'activation':17s} {'scaling':10s} {'TopK':>4s} {'dtype':5s}"
-    print(
-        f"{columns} {'I':>5s} {'B':>5s} {'N':>4s} {'rel err':>9s}  {'tol':>5s} verdict kernel s",
-        file=stdout,
-        flush=True,
-    )
+    return cases, lists
+
+
+def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
+    """Every combination of the grid's lists at the given sizes and options: all the
+    kernels are built first (a refused case stops the grid before any run; the build also
+    gives each case's memory estimate), then every case runs as a Dask task
+    (mxdsl/tools/moe_grid.py), one row per case in case order."""
+    from mxdsl.tools.moe_grid import run_grid_cases
+
+    settings = grid_settings(args)
+    cases, lists = grid_cases(args)
+
+    def header() -> None:
+        print(
+            f"grid: H={args.hidden} E={args.experts} T={args.tokens}, "
+            f"{len(cases)} cases ({' x '.join(str(len(values)) for values in lists)})",
+            file=stdout,
+        )
+        columns = f"{'variant':22s} {'activation':17s} {'scaling':10s} {'TopK':>4s} {'dtype':5s}"
+        sizes = f"{'I':>5s} {'B':>5s} {'N':>4s}"
+        print(
+            f"{columns} {sizes} {'rel err':>9s}  {'tol':>5s} verdict kernel s",
+            file=stdout,
+            flush=True,
+        )
 
     def write_row(row: dict) -> None:
         error = "-" if row["rel_error"] is None else f"{row['rel_error']:9.2e}"
@@ -940,7 +952,7 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
             flush=True,
         )
 
-    rows = run_grid_cases(cases, settings, args.results, write_row, not args.no_progress)
+    rows = run_grid_cases(cases, settings, args.results, write_row, not args.no_progress, header)
     finish_grid(args, rows, "cases", stdout)
 
 
@@ -970,13 +982,15 @@ def run_nkilib(args: argparse.Namespace, stdout: IO[str]) -> None:
         raise ToolError(f"--sample-tokens must be >= 0, got {args.sample_tokens}")
     settings = grid_settings(args)
     names = args.implementations or [m.name for m in MoECTEImplementation]
-    print(
-        f"{'variant':21s} {'H':>5s} {'B':>5s} {'I':>5s} {'target':6s} {'builds':>6s} "
-        f"{'SBUF max':>9s} {'PSUM max':>9s} {'sets':>4s} {'chunk':>5s} "
-        f"{'rel err':>9s} verdict",
-        file=stdout,
-        flush=True,
-    )
+
+    def header() -> None:
+        print(
+            f"{'variant':21s} {'H':>5s} {'B':>5s} {'I':>5s} {'target':6s} {'builds':>6s} "
+            f"{'SBUF max':>9s} {'PSUM max':>9s} {'sets':>4s} {'chunk':>5s} "
+            f"{'rel err':>9s} verdict",
+            file=stdout,
+            flush=True,
+        )
 
     def write_row(row: dict) -> None:
         error = "-" if row["rel_error"] is None else f"{row['rel_error']:9.2e}"
@@ -992,7 +1006,7 @@ def run_nkilib(args: argparse.Namespace, stdout: IO[str]) -> None:
         )
 
     cases = nkilib_cases(names, args.sample_tokens)
-    rows = run_grid_cases(cases, settings, args.results, write_row, not args.no_progress)
+    rows = run_grid_cases(cases, settings, args.results, write_row, not args.no_progress, header)
     finish_grid(args, rows, "sizes", stdout)
 
 
