@@ -605,13 +605,18 @@ def row_of(future: Any, case: GridCase) -> dict[str, Any]:
 
 
 def running_count(client: Any, pending: set[Any]) -> int:
-    """How many of the ``pending`` tasks a worker is processing now."""
+    """How many of the ``pending`` tasks are running now: those the workers hold, at
+    most one per worker thread (a worker also holds the tasks it will run next)."""
     keys = {future.key for future in pending}
     try:
         processing = client.processing()
+        threads = client.nthreads()
     except (OSError, TimeoutError):
         return 0
-    return sum(1 for tasks in processing.values() for key in tasks if key in keys)
+    return sum(
+        min(threads.get(worker, 1), sum(key in keys for key in tasks))
+        for worker, tasks in processing.items()
+    )
 
 
 def gib(size: int) -> str:

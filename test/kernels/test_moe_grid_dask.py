@@ -252,7 +252,7 @@ def test_a_results_file_of_another_kind_is_refused(tmp_path: Path, capsys) -> No
 
 
 def test_a_closed_stdout_ends_the_grid_quietly_with_exit_0(tmp_path: Path) -> None:
-    argv = [*GRID, "--top-ks", "1,2", "--results", str(tmp_path / "grid.db")]
+    argv = [*GRID, "--top-ks", "1,2", "--workers", "1", "--results", str(tmp_path / "grid.db")]
     tool = Path(sys.executable).parent / "mx-moe"
     pipeline = f"{tool} {' '.join(argv)} | head -1"
     done = subprocess.run(

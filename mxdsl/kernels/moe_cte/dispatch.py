@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
