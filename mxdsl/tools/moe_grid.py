@@ -2,8 +2,8 @@
 (see docs/moe-cte.md, "Targets" and "Known limits").
 
 Per variant, every size of H in {3072, 4096, 7168} x B in {256, 512} (and 1024 for the
-bf16/fp8 variants) x I in {1024, 2048} (and 384, 3072 for the block shards; MX I tiles
-are 512 rows, so shard_on_block_mx takes 1024, 2048, 3072), TopK 8, E 64, T 10240, is
+bf16/fp8 variants) x I in {1024, 2048} (and 384, 3072 for the block shards, 384 being a
+partial MX I tile for shard_on_block_mx), TopK 8, E 64, T 10240, is
 built with every option combination the variant supports (biases x fp8 weights, or
 biases x the three MX weight formats) on its target (trn2 for the bf16/fp8 variants,
 trn3 for MX); one row per size gives the largest footprint over the combinations. With
@@ -61,8 +61,6 @@ def grid_sizes(impl: MoECTEImplementation) -> Iterator[MoECTESizes]:
     """nkilib's grid for ``impl`` (module docstring)."""
     blocks = (256, 512) if impl.is_mx else (256, 512, 1024)
     inter = [1024, 2048] + ([384, 3072] if impl.shards_on_block else [])
-    if impl.is_mx:
-        inter = [i for i in inter if i % 512 == 0]
     n = 64 if impl == MoECTEImplementation.shard_on_i_dropping else None
     for h, b, i in itertools.product(HIDDEN, blocks, sorted(inter)):
         yield MoECTESizes(h, i, 64, 10240, b, 8, n_blocks=n)
