@@ -195,7 +195,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
             "--intermediate",
             type=positive,
             default=None,
-            help="I (multiple of 16; MX: of 512 block shard, 1024 I shard; default 256, "
+            help="I (multiple of 16; MX: of 128 block shard, 1024 I shard; default 256, "
             "MX: 512 block shard, 1024 I shard)",
         )
         p.add_argument("--experts", type=positive, default=4, help="E")
