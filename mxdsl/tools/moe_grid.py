@@ -18,8 +18,10 @@ import hashlib
 import itertools
 import json
 import logging
+import signal
 import sqlite3
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -461,7 +463,9 @@ def dask_client(settings: DaskSettings, cases: list[GridCase]) -> Iterator[tuple
         workers, memory = local_cluster_size(settings.workers, cases)
         # a case whose worker dies is not sent to a second one: recorded as lost instead
         with dask_config.set({"distributed.scheduler.allowed-failures": 0}):
+            preload = [*dask_config.get("distributed.worker.preload", []), __name__]
             cluster = LocalCluster(
+                preload=preload,  # dask_setup below, in each worker process
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
@@ -483,6 +487,15 @@ def dask_client(settings: DaskSettings, cases: list[GridCase]) -> Iterator[tuple
         yield client, placement(client)
     finally:
         client.close()
+
+
+def dask_setup(worker: Any) -> None:
+    """Run by each worker process of the local cluster as it starts (a Dask preload):
+    Ctrl-C at the terminal reaches the whole process group, and the workers leave it to
+    ``mx-moe``, which cancels the pending cases and closes the cluster."""
+    del worker
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def connect(settings: DaskSettings) -> Any:

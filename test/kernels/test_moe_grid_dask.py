@@ -265,3 +265,41 @@ def test_a_closed_stdout_ends_the_grid_quietly_with_exit_0(tmp_path: Path) -> No
     assert done.stdout.startswith("grid: H=512 E=4 T=40, 2 cases")
     assert "Traceback" not in done.stderr
     assert "error" not in done.stderr
+
+
+def test_ctrl_c_stops_the_grid_and_keeps_the_finished_rows(tmp_path: Path) -> None:
+    """SIGINT to the whole process group (as Ctrl-C at a terminal): the workers leave it
+    to mx-moe, which cancels the rest and says how to resume; no traceback."""
+    results = tmp_path / "grid.db"
+    # the later --activations wins: 3 x 3 cases
+    argv = [*GRID, "--activations", "silu,gelu,swish", "--top-ks", "1,2,3", "--results"]
+    tool = Path(sys.executable).parent / "mx-moe"
+    run = subprocess.Popen(
+        [str(tool), *argv, str(results)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not (results.exists() and stored(results)):
+            assert run.poll() is None, run.communicate()
+            assert time.monotonic() < deadline, "no case finished in 240 s"
+            time.sleep(0.2)
+        os.killpg(run.pid, signal.SIGINT)
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait(timeout=20)
+    assert run.returncode == 1
+    assert "Traceback" not in err
+    kept = stored(results)
+    assert 1 <= len(kept) < 9
+    assert err.rstrip().endswith(
+        f"mx-moe: error: interrupted: {len(kept)} of 9 cases finished, kept in {results}: "
+        "run the same command to resume"
+    )
+    assert out.startswith("grid: H=512 E=4 T=40, 9 cases")
