@@ -5,8 +5,9 @@
     mx-moe emit [options] [-o KERNEL.mlir] [--write-inputs IN.npz]
     mx-moe run  [options] [-o RESULT.npz]
     mx-moe grid [options] [--implementations A,B] [--activations ...] [--scalings ...]
-                [--top-ks 1,2] [--dtypes bf16,f32]
-    mx-moe grid --nkilib [--implementations A,B] [--sample-tokens T]
+                [--top-ks 1,2] [--dtypes bf16,f32] [--scheduler tcp://HOST:PORT]
+                [--workers N] [--results FILE.db] [--summary FILE.png]
+    mx-moe grid --nkilib [--implementations A,B] [--sample-tokens T] [the same]
 
 ``emit`` writes one variant's nisa IR (a ``func.func @main`` whose arguments are listed
 in a comment header); ``--write-inputs`` also writes seeded routed inputs for
@@ -14,10 +15,11 @@ in a comment header); ``--write-inputs`` also writes seeded routed inputs for
 runs it on 2 simulated cores with a progress bar over blocks on stderr, compares it with
 the dense numpy golden and prints the relative Frobenius error, the kernel's and the
 golden's time. ``grid`` runs every combination of the listed variants, activations,
-scaling modes, TopK values and IO dtypes at one set of sizes and prints one row per case
-(exit 1 if any disagrees with its golden); ``grid --nkilib`` builds nkilib's LNC2 grid
-instead (mxdsl/tools/moe_grid.py). ``--target trn3|trn2`` (default trn3) selects the
-modelled NeuronCore whose SBUF / PSUM the kernel must fit; ``emit`` states the kernel's
+scaling modes, TopK values and IO dtypes at one set of sizes, each case a Dask task on a
+local cluster or ``--scheduler``'s, and prints one row per case (exit 1 if any disagrees
+with its golden or gives no verdict; ``--results`` keeps the rows and resumes);
+``grid --nkilib`` builds nkilib's LNC2 grid instead (mxdsl/tools/moe_grid.py).
+``--target trn3|trn2`` (default trn3) selects the modelled NeuronCore whose SBUF / PSUM the kernel must fit; ``emit`` states the kernel's
 peak bytes per partition against it in its header. Invalid sizes or combinations are
 reported before any work (exit 1).
 """
@@ -163,8 +165,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
         "grid",
         help="run every combination of variants x activations x scalings x TopK x dtypes",
         description="Every combination of the listed values, each run on 2 simulated cores "
-        "against its golden, one row per case; the other options apply to every case. "
-        "Exit 1 if any case disagrees with its golden.",
+        "against its golden as a Dask task (a local cluster, or --scheduler's), one row per "
+        "case; the other options apply to every case. Exit 1 if any case disagrees with its "
+        "golden or gives no verdict.",
         **style,
     )
     for p in (emit, run):  # one case; grid takes lists of these (below)
@@ -837,6 +840,8 @@ def grid_settings(args: argparse.Namespace):  # noqa: ANN201
         raise ToolError(
             "--workers sizes the local cluster; with --scheduler the cluster has its own"
         )
+    if not args.connect_timeout > 0:
+        raise ToolError(f"--connect-timeout must be > 0 seconds, got {args.connect_timeout:g}")
     if args.scheduler is not None and "://" not in args.scheduler:
         raise ToolError(
             f"--scheduler {args.scheduler!r}: expected an address such as tcp://HOST:8786 "
