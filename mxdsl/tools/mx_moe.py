@@ -19,8 +19,9 @@ scaling modes, TopK values and IO dtypes at one set of sizes, each case a Dask t
 local cluster or ``--scheduler``'s, and prints one row per case (exit 1 if any disagrees
 with its golden or gives no verdict; ``--results`` keeps the rows and resumes);
 ``grid --nkilib`` builds nkilib's LNC2 grid instead (mxdsl/tools/moe_grid.py).
-``--target trn3|trn2`` (default trn3) selects the modelled NeuronCore whose SBUF / PSUM the kernel must fit; ``emit`` states the kernel's
-peak bytes per partition against it in its header. Invalid sizes or combinations are
+``--target trn3|trn2`` (default trn3) selects the modelled NeuronCore whose SBUF / PSUM
+the kernel must fit; ``emit`` states the kernel's peak bytes per partition against it in
+its header. Invalid sizes or combinations are
 reported before any work (exit 1).
 """
 
