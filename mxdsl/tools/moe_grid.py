@@ -1,9 +1,14 @@
-"""``mx-moe grid --nkilib``: nkilib's LNC2 MoE-CTE test grid, built and footprint-checked
-(see docs/moe-cte.md, "Targets" and "Known limits").
+"""``mx-moe grid`` on Dask, and nkilib's LNC2 MoE-CTE test grid (``grid --nkilib``)
+(docs/moe-cte.md, "The grid on Dask" and "nkilib's grid").
 
-Per variant, every size of H in {3072, 4096, 7168} x B in {256, 512} (and 1024 for the
-bf16/fp8 variants) x I in {1024, 2048} (and 384, 3072 for the block shards, 384 being a
-partial MX I tile for shard_on_block_mx), TopK 8, E 64, T 10240, is
+Every case of a grid is a :class:`GridCase` run by :func:`execute_case` as a Dask task
+(:func:`run_grid_cases`: an embedded local cluster, or ``--scheduler``'s), its memory
+estimate asked for as the Dask resource ``MEMORY``; each finished case is a row of the
+``--results`` SQLite table (:class:`ResultsStore`), which a second run resumes from.
+
+nkilib's grid: per variant, every size of H in {3072, 4096, 7168} x B in {256, 512}
+(and 1024 for the bf16/fp8 variants) x I in {1024, 2048} (and 384, 3072 for the block
+shards, 384 being a partial MX I tile for shard_on_block_mx), TopK 8, E 64, T 10240, is
 built with every option combination the variant supports (biases x fp8 weights, or
 biases x the three MX weight formats) on its target (trn2 for the bf16/fp8 variants,
 trn3 for MX); one row per size gives the largest footprint over the combinations. With
