@@ -428,6 +428,12 @@ MEMORY = "MEMORY"
 workers each declare their memory limit; workers of an external cluster declare it with
 ``dask worker --resources MEMORY=BYTES``."""
 
+CASES = "CASES"
+"""The local cluster's workers hold one case at a time (they declare 1 of this resource,
+each case asks for 1): none waits on a worker behind another, so a worker that dies
+takes only its own case with it (the scheduler then records that case as lost rather
+than running it again on the next worker)."""
+
 POLL = 1.0
 """Seconds between looks at the running cases (the progress line's ``running``)."""
 
@@ -438,10 +444,16 @@ WAIT = 0.1
 @dataclass
 class Placement:
     """What the cluster can hold: ``capacity`` (the most memory any worker has, None if
-    unknown) and whether cases are placed by the ``MEMORY`` resource."""
+    unknown), and the resources its workers declare (``MEMORY``, ``CASES``)."""
 
     capacity: int | None
-    by_resource: bool
+    resources: frozenset[str]
+
+    def asks(self, case: GridCase) -> dict[str, float] | None:
+        """The resources ``case`` asks for on this cluster."""
+        wanted = {MEMORY: float(case.memory), CASES: 1.0}
+        asked = {name: amount for name, amount in wanted.items() if name in self.resources}
+        return asked or None
 
 
 def local_cluster_size(requested: int | None, cases: list[GridCase]) -> tuple[int, int]:
@@ -475,14 +487,14 @@ def dask_client(settings: DaskSettings, cases: list[GridCase]) -> Iterator[tuple
                 threads_per_worker=1,
                 processes=True,
                 memory_limit=memory,
-                resources={MEMORY: memory},
+                resources={MEMORY: memory, CASES: 1},
                 host="127.0.0.1",
                 dashboard_address="127.0.0.1:0",
                 silence_logs=logging.CRITICAL,
             )
         client = Client(cluster, set_as_default=False)
         try:
-            yield client, Placement(memory, True)
+            yield client, Placement(memory, frozenset({MEMORY, CASES}))
         finally:
             client.close()
             cluster.close()
@@ -529,14 +541,17 @@ def connect(settings: DaskSettings) -> Any:
 
 
 def placement(client: Any) -> Placement:
-    """Cases are placed by the ``MEMORY`` resource when every worker declares it;
-    otherwise only a case larger than every worker's memory limit is refused."""
-    workers = client.scheduler_info(n_workers=-1)["workers"].values()
-    declared = [w.get("resources", {}).get(MEMORY) for w in workers]
-    if declared and all(declared):
-        return Placement(int(max(declared)), True)
+    """Cases ask for a resource (``MEMORY``, ``CASES``) that every worker declares; when
+    not all declare ``MEMORY``, only a case larger than every worker's memory limit is
+    refused."""
+    workers = list(client.scheduler_info(n_workers=-1)["workers"].values())
+    declared = frozenset(
+        name for name in (MEMORY, CASES) if all(w.get("resources", {}).get(name) for w in workers)
+    )
+    if MEMORY in declared:
+        return Placement(int(max(w["resources"][MEMORY] for w in workers)), declared)
     limits = [w.get("memory_limit") or 0 for w in workers]
-    return Placement(int(max(limits)) if all(limits) else None, False)
+    return Placement(int(max(limits)) if all(limits) else None, declared)
 
 
 def dashboard_link(client: Any) -> str | None:
@@ -569,7 +584,7 @@ def run_on_dask(
             if room.capacity is not None and case.memory > room.capacity:
                 on_row(failure_row(case, too_large(case, room.capacity)))
                 continue
-            resources = {MEMORY: case.memory} if room.by_resource else None
+            resources = room.asks(case)
             future = client.submit(
                 execute_case,
                 case,

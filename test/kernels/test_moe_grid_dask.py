@@ -188,7 +188,7 @@ def test_an_external_cluster_gives_the_same_rows(tmp_path: Path) -> None:
                 "1",
                 "--no-dashboard",
                 "--resources",
-                "MEMORY=4e9",
+                "MEMORY=4e9,CASES=1",
                 "--memory-limit",
                 "4GB",
             ]
