@@ -441,7 +441,8 @@ def out_of_memory_message(err: MemoryError) -> str:
 
 def console_exit(main: Callable[[], int], tool: str | None = None) -> None:
     """Run a tool's ``main`` as a command: exit with its code; when the reader of stdout
-    goes away (``tool ... | head``) stop quietly (exit 1), as ``mx-opt`` does. SIGINT
+    goes away (``tool ... | head``) stop quietly with exit 0: the reader took what it
+    wanted. SIGINT
     (Ctrl-C) ends the run with one line, ``tool: interrupted``, and exit 130; SIGTERM
     with ``tool: terminated`` and exit 143. Either way the outputs' temporary files are
     removed and no output is left partial (:func:`write_atomically`)."""
@@ -452,7 +453,7 @@ def console_exit(main: Callable[[], int], tool: str | None = None) -> None:
     except BrokenPipeError:
         # keep Python's exit-time flush of stdout from failing again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 1
+        code = 0
     except KeyboardInterrupt:
         code = exit_signalled(tool, "interrupted", INTERRUPTED_EXIT)
     except Terminated:

@@ -5,8 +5,9 @@
     mx-moe emit [options] [-o KERNEL.mlir] [--write-inputs IN.npz]
     mx-moe run  [options] [-o RESULT.npz]
     mx-moe grid [options] [--implementations A,B] [--activations ...] [--scalings ...]
-                [--top-ks 1,2] [--dtypes bf16,f32]
-    mx-moe grid --nkilib [--implementations A,B] [--sample-tokens T]
+                [--top-ks 1,2] [--dtypes bf16,f32] [--scheduler tcp://HOST:PORT]
+                [--workers N] [--results FILE.db] [--summary FILE.png]
+    mx-moe grid --nkilib [--implementations A,B] [--sample-tokens T] [the same]
 
 ``emit`` writes one variant's nisa IR (a ``func.func @main`` whose arguments are listed
 in a comment header); ``--write-inputs`` also writes seeded routed inputs for
@@ -14,11 +15,13 @@ in a comment header); ``--write-inputs`` also writes seeded routed inputs for
 runs it on 2 simulated cores with a progress bar over blocks on stderr, compares it with
 the dense numpy golden and prints the relative Frobenius error, the kernel's and the
 golden's time. ``grid`` runs every combination of the listed variants, activations,
-scaling modes, TopK values and IO dtypes at one set of sizes and prints one row per case
-(exit 1 if any disagrees with its golden); ``grid --nkilib`` builds nkilib's LNC2 grid
-instead (mxdsl/tools/moe_grid.py). ``--target trn3|trn2`` (default trn3) selects the
-modelled NeuronCore whose SBUF / PSUM the kernel must fit; ``emit`` states the kernel's
-peak bytes per partition against it in its header. Invalid sizes or combinations are
+scaling modes, TopK values and IO dtypes at one set of sizes, each case a Dask task on a
+local cluster or ``--scheduler``'s, and prints one row per case (exit 1 if any disagrees
+with its golden or gives no verdict; ``--results`` keeps the rows and resumes);
+``grid --nkilib`` builds nkilib's LNC2 grid instead (mxdsl/tools/moe_grid.py).
+``--target trn3|trn2`` (default trn3) selects the modelled NeuronCore whose SBUF / PSUM
+the kernel must fit; ``emit`` states the kernel's peak bytes per partition against it in
+its header. Invalid sizes or combinations are
 reported before any work (exit 1).
 """
 
@@ -84,7 +87,6 @@ from mxdsl.tools.diagnostics import (  # noqa: E402
     DefaultsHelpFormatter,
     check_distinct_files,
     check_writable,
-    console_exit,
     report,
     run_tool,
     write_atomically,
@@ -172,8 +174,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
         "grid",
         help="run every combination of variants x activations x scalings x TopK x dtypes",
         description="Every combination of the listed values, each run on 2 simulated cores "
-        "against its golden, one row per case; the other options apply to every case. "
-        "Exit 1 if any case disagrees with its golden.",
+        "against its golden as a Dask task (a local cluster, or --scheduler's), one row per "
+        "case; the other options apply to every case. Exit 1 if any case disagrees with its "
+        "golden or gives no verdict.",
         **style,
     )
     for p in (emit, run):  # one case; grid takes lists of these (below)
@@ -204,7 +207,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
             "--intermediate",
             type=positive,
             default=None,
-            help="I (multiple of 16; MX: of 512 block shard, 1024 I shard; default 256, "
+            help="I (multiple of 16; MX: of 128 block shard, 1024 I shard; default 256, "
             "MX: 512 block shard, 1024 I shard)",
         )
         p.add_argument("--experts", type=positive, default=4, help="E")
@@ -358,6 +361,43 @@ def build_arg_parser() -> argparse.ArgumentParser:
         metavar="T",
         help="with --nkilib: also run each size once with T tokens (E 2, TopK 2, biases) "
         "against its golden (default 0: build only)",
+    )
+    grid.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="run the cases on the Dask cluster whose scheduler is at ADDRESS "
+        "(tcp://HOST:PORT, as `dask scheduler` prints it; default: a local cluster of "
+        "worker processes sized to this machine's CPUs and memory)",
+    )
+    grid.add_argument(
+        "--workers",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="the local cluster's worker processes, each with an equal share of the "
+        "available memory (default: one per CPU, fewer when the largest case needs more)",
+    )
+    grid.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="give up on a --scheduler that does not answer, or has no worker, after this",
+    )
+    grid.add_argument(
+        "--results",
+        metavar="FILE",
+        default=None,
+        help="an SQLite database, one row per case written as it finishes (table 'cases'); "
+        "run again with the same FILE to skip the cases it already has",
+    )
+    grid.add_argument(
+        "--summary",
+        metavar="FILE.png",
+        default=None,
+        help="at the end, print a table per variant and write a plot of each case's "
+        "relative error and times here",
     )
     return parser
 
@@ -806,16 +846,78 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         )
 
 
-def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
-    """Every combination of the grid's lists at the given sizes and options: all the
-    kernels are built first (a refused case stops the grid before any run), then each
-    runs against its golden, one row per case."""
+GRID_NOT_CONFIG = frozenset(
+    {
+        "command",
+        "implementations",
+        "activations",
+        "scalings",
+        "top_ks",
+        "dtypes",
+        "nkilib",
+        "sample_tokens",
+        "no_progress",
+        "max_memory",
+        "scheduler",
+        "workers",
+        "connect_timeout",
+        "results",
+        "summary",
+    }
+)
+"""``grid`` options that do not change what a case computes (left out of its key)."""
+
+
+def grid_settings(args: argparse.Namespace):  # noqa: ANN201
+    """Where ``grid`` runs its cases (``--scheduler``, ``--workers``), checked before any
+    work, with the ``--results`` and ``--summary`` files."""
+    from mxdsl.tools.moe_grid import DaskSettings
+
+    if args.scheduler is not None and args.workers is not None:
+        raise ToolError(
+            "--workers sizes the local cluster; with --scheduler the cluster has its own"
+        )
+    if not args.connect_timeout > 0:
+        raise ToolError(f"--connect-timeout must be > 0 seconds, got {args.connect_timeout:g}")
+    if args.scheduler is not None and "://" not in args.scheduler:
+        raise ToolError(
+            f"--scheduler {args.scheduler!r}: expected an address such as tcp://HOST:8786 "
+            "(as `dask scheduler` prints it)"
+        )
+    for path in (args.results, args.summary):
+        if path is not None:
+            check_writable(path)
+    return DaskSettings(args.scheduler, args.workers, args.connect_timeout)
+
+
+def options_text(case: argparse.Namespace) -> str:
+    """The options of a case beyond the grid's axes, as a short label."""
+    parts = []
+    if case.bias:
+        parts.append("bias")
+    for name in ("clamp_gate", "clamp_up"):
+        limits = getattr(case, name)
+        if limits:
+            lo, hi = ("" if limit is None else f"{limit:g}" for limit in limits)
+            parts.append(f"{name.replace('_', '-')}={lo},{hi}")
+    if case.fp8_weights:
+        parts.append("fp8-weights")
+    if case.mx_weights:
+        parts.append(f"mx-weights={case.mx_weights}")
+    return " ".join(parts)
+
+
+def grid_cases(args: argparse.Namespace) -> tuple[list, list[list]]:
+    """The cases of ``grid`` (every combination of its lists, each kernel built to check
+    it and to estimate its memory; a refused case is a ``ToolError``) and the lists."""
+    from mxdsl.tools.moe_grid import RUN, GridCase, case_key
+
     if args.implementations is None:
         args.implementations = [m.name for m in MoECTEImplementation if not m.is_mx]
     lists = [getattr(args, plural) for plural, _ in GRID_AXES]
     if args.mx_weights and not any(MoECTEImplementation[i].is_mx for i in args.implementations):
         raise ToolError("--mx-weights applies to the MX variants only; the grid has none")
-    kernels = []
+    cases = []
     for combination in itertools.product(*lists):
         case = argparse.Namespace(**vars(args))
         for (_, single), value in zip(GRID_AXES, combination, strict=True):
@@ -826,55 +928,128 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
         label = f"case {impl} {act} {scaling} TopK={top_k} {dtype}: "
         try:
             kernel = build(case)
-            check_memory(kernel, case)
+            needed = check_memory(kernel, case)
         except ToolError as err:
             raise ToolError(f"{label}{err}") from None
-        kernels.append((combination, case, kernel))
-    print(
-        f"grid: H={args.hidden} E={args.experts} T={args.tokens}, "
-        f"{len(kernels)} cases ({' x '.join(str(len(values)) for values in lists)})",
-        file=stdout,
-    )
-    columns = f"{'variant':22s} {'activation':17s} {'scaling':10s} {'TopK':>4s} {'dtype':5s}"
-    print(
-        f"{columns} {'I':>5s} {'B':>5s} {'N':>4s} {'rel err':>9s}  {'tol':>5s} verdict kernel s",
-        file=stdout,
-    )
-    failed = 0
-    for number, ((impl, act, scaling, top_k, dtype), case, kernel) in enumerate(kernels, 1):
-        inputs = seeded_inputs(kernel, case)
-        progress = None
-        if not args.no_progress:
-            label = f"case {number}/{len(kernels)} blocks"
-            progress = make_progress(sum(inputs.active_blocks), label=label)
-        checked = check(kernel, inputs, progress, fast_path_setting(args))
-        failed += not checked.ok
+        s = kernel.sizes
+        config = {
+            "variant": impl,
+            "activation": act,
+            "scaling": scaling,
+            "top_k": top_k,
+            "dtype": dtype,
+            "hidden": s.hidden,
+            "intermediate": s.intermediate,
+            "experts": s.experts,
+            "tokens": s.tokens,
+            "block_size": s.block_size,
+            "blocks": s.blocks,
+            "options": options_text(case),
+            "target": case.target,
+            "level": case.level,
+            "seed": case.seed,
+        }
+        whole = {k: v for k, v in sorted(vars(case).items()) if k not in GRID_NOT_CONFIG}
+        key = case_key({"kind": RUN, **whole})
+        cases.append(GridCase(len(cases), RUN, key, config, needed, case))
+    return cases, lists
+
+
+def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
+    """Every combination of the grid's lists at the given sizes and options: all the
+    kernels are built first (a refused case stops the grid before any run; the build also
+    gives each case's memory estimate), then every case runs as a Dask task
+    (mxdsl/tools/moe_grid.py), one row per case in case order."""
+    from mxdsl.tools.moe_grid import run_grid_cases
+
+    settings = grid_settings(args)
+    cases, lists = grid_cases(args)
+
+    def header() -> None:
         print(
-            f"{impl:22s} {act:17s} {scaling:10s} {top_k:4d} {dtype:5s} "
-            f"{kernel.sizes.intermediate:5d} {kernel.sizes.block_size:5d} "
-            f"{kernel.sizes.blocks:4d} {checked.error:9.2e}  "
-            f"{checked.tolerance:5.0e} {'ok' if checked.ok else 'FAILED':7s} "
-            f"{checked.kernel_time:8.2f}",
+            f"grid: H={args.hidden} E={args.experts} T={args.tokens}, "
+            f"{len(cases)} cases ({' x '.join(str(len(values)) for values in lists)})",
+            file=stdout,
+        )
+        columns = f"{'variant':22s} {'activation':17s} {'scaling':10s} {'TopK':>4s} {'dtype':5s}"
+        sizes = f"{'I':>5s} {'B':>5s} {'N':>4s}"
+        print(
+            f"{columns} {sizes} {'rel err':>9s}  {'tol':>5s} verdict kernel s",
             file=stdout,
             flush=True,
         )
-    print(f"{len(kernels)} cases: {len(kernels) - failed} ok, {failed} failed", file=stdout)
-    if failed:
-        raise ToolError(f"{failed} of {len(kernels)} cases disagree with their golden")
+
+    def write_row(row: dict) -> None:
+        error = "-" if row["rel_error"] is None else f"{row['rel_error']:9.2e}"
+        tolerance = "-" if row["tolerance"] is None else f"{row['tolerance']:5.0e}"
+        seconds = "-" if row["kernel_s"] is None else f"{row['kernel_s']:8.2f}"
+        verdict = {"ok": "ok", "failed": "FAILED"}.get(row["status"], "ERROR")
+        reason = f" {row['error']}" if row["status"] == "error" else ""
+        print(
+            f"{row['variant']:22s} {row['activation']:17s} {row['scaling']:10s} "
+            f"{row['top_k']:4d} {row['dtype']:5s} {row['intermediate']:5d} "
+            f"{row['block_size']:5d} {row['blocks']:4d} {error:>9s}  {tolerance:>5s} "
+            f"{verdict:7s} {seconds:>8s}{reason}",
+            file=stdout,
+            flush=True,
+        )
+
+    rows = run_grid_cases(cases, settings, args.results, write_row, not args.no_progress, header)
+    finish_grid(args, rows, "cases", stdout)
+
+
+def finish_grid(args: argparse.Namespace, rows: list[dict], what: str, stdout: IO[str]) -> None:
+    """The summary line, ``--summary``'s table and PNG, and exit 1 if a row failed."""
+    from mxdsl.tools.moe_grid import summary_png, summary_table
+
+    ok = sum(row["status"] == "ok" for row in rows)
+    errors = sum(row["status"] == "error" for row in rows)
+    failed = len(rows) - ok - errors
+    no_verdict = f", {errors} with no verdict" if errors else ""
+    print(f"{len(rows)} {what}: {ok} ok, {failed} failed{no_verdict}", file=stdout, flush=True)
+    if args.summary:
+        print(summary_table(rows), file=stdout, flush=True)
+        summary_png(rows, args.summary)
+    if ok < len(rows):
+        verb = "disagree with their golden or raised" if what == "cases" else "failed"
+        raise ToolError(f"{len(rows) - ok} of {len(rows)} {what} {verb}")
 
 
 def run_nkilib(args: argparse.Namespace, stdout: IO[str]) -> None:
-    """``grid --nkilib`` (mxdsl/tools/moe_grid.py); exit 1 if a size is refused or a
-    sample run disagrees with its golden."""
-    from mxdsl.tools.moe_grid import run_nkilib_grid
+    """``grid --nkilib`` (mxdsl/tools/moe_grid.py), one Dask task per (variant, size);
+    exit 1 if a size is refused or a sample run disagrees with its golden."""
+    from mxdsl.tools.moe_grid import nkilib_cases, run_grid_cases
 
     if args.sample_tokens < 0:
         raise ToolError(f"--sample-tokens must be >= 0, got {args.sample_tokens}")
+    settings = grid_settings(args)
     names = args.implementations or [m.name for m in MoECTEImplementation]
-    rows, failed = run_nkilib_grid(names, args.sample_tokens, stdout)
-    print(f"{rows} sizes: {rows - failed} ok, {failed} failed", file=stdout)
-    if failed:
-        raise ToolError(f"{failed} of {rows} sizes of nkilib's grid failed")
+
+    def header() -> None:
+        print(
+            f"{'variant':21s} {'H':>5s} {'B':>5s} {'I':>5s} {'target':6s} {'builds':>6s} "
+            f"{'SBUF max':>9s} {'PSUM max':>9s} {'sets':>4s} {'chunk':>5s} "
+            f"{'rel err':>9s} verdict",
+            file=stdout,
+            flush=True,
+        )
+
+    def write_row(row: dict) -> None:
+        error = "-" if row["rel_error"] is None else f"{row['rel_error']:9.2e}"
+        sbuf, psum = row["sbuf_bytes"] or 0, row["psum_bytes"] or 0
+        verdict = "ok" if row["status"] == "ok" else f"FAILED: {row['error']}"
+        print(
+            f"{row['variant']:21s} {row['hidden']:5d} {row['block_size']:5d} "
+            f"{row['intermediate']:5d} {row['target']:6s} {row['builds'] or 0:6d} "
+            f"{sbuf / 1024:7.1f}Ki {psum / 1024:7.1f}Ki {row['block_sets'] or '-'!s:>4s} "
+            f"{row['gate_up_chunk'] or '-'!s:>5s} {error:>9s} {verdict}",
+            file=stdout,
+            flush=True,
+        )
+
+    cases = nkilib_cases(names, args.sample_tokens)
+    rows = run_grid_cases(cases, settings, args.results, write_row, not args.no_progress, header)
+    finish_grid(args, rows, "sizes", stdout)
 
 
 def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> int:
@@ -896,7 +1071,11 @@ NOTE_MEMORY = 1 << 30
 
 
 def console_main() -> None:
-    console_exit(main, TOOL)  # `mx-moe grid | head` stops quietly
+    """Run ``mx-moe``: exit with ``main``'s code; a closed stdout (``mx-moe grid ... |
+    head -1``) stops quietly with exit 0 (a grid cancels its pending cases and keeps its
+    finished rows in ``--results``); Ctrl-C and SIGTERM end with one line
+    (:func:`console_exit`)."""
+    console_exit(main, TOOL)
 
 
 __all__ = ["attach_clamp_values", "build_arg_parser", "main"]

@@ -311,7 +311,7 @@ BAD_COMMANDS: list[tuple[str, list[str]]] = [
     ("mx-moe", ["run", "--hidden", "65536", "--tokens", "10"]),
     ("mx-moe", ["run", "--experts", "100000", "--tokens", "10"]),
     ("mx-moe", ["grid", "--experts", "100000", "--tokens", "10"]),
-    ("mx-moe", ["emit", "--implementation", "shard_on_block_mx", "--intermediate", "256"]),
+    ("mx-moe", ["emit", "--implementation", "shard_on_block_mx", "--intermediate", "320"]),
     ("mx-moe", ["emit", "--write-inputs", "/nonexistent/in.npz"]),
     ("mx-moe", ["run", "--hidden", "768"]),
     ("mx-moe", ["run", "--top-k", "9"]),

@@ -146,6 +146,8 @@ def test_the_progress_bar_shows_elapsed_time_and_an_eta():
     report = progress_bar(4, stream)
     report(1)
     report(4)
-    first, last = stream.getvalue().split("\r")[1:]
+    report(4)  # nothing more after the end
+    start, first, *_, last = stream.getvalue().split("\r")[1:]
+    assert re.fullmatch(r"blocks \[\.{30}\] 0/4 \d+:\d\d, ETA \?", start)
     assert re.fullmatch(r"blocks \[#{7}\.{23}\] 1/4 \d+:\d\d, ETA \d+:\d\d", first)
-    assert re.fullmatch(r"blocks \[#{30}\] 4/4 \d+:\d\d\n", last)
+    assert re.fullmatch(r"blocks \[#{30}\] 4/4 \d+:\d\d, ETA \d+:\d\d\n", last)

@@ -84,6 +84,18 @@ def test_grid_matches_mx_golden(impl: MoECTEImplementation, fmt: str, top_k: int
     assert dense_error < {"fp8_e4m3fn": 0.12, "fp8_e5m2": 0.16, "fp4_e2m1": 0.3}[fmt]
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("intermediate", [384, 640])
+def test_a_partial_last_i_tile_matches_the_mx_golden(intermediate: int, fmt: str):
+    """shard_on_block_mx at I = 384 (one tile, lanes 0-2) and 640 (a whole tile and one
+    lane): the missing lanes are zero in the intermediate and the down weights."""
+    impl = MoECTEImplementation.shard_on_block_mx
+    sizes = MoECTESizes(512, intermediate, 4, 100, 128, 2)
+    mx_error, dense_error, _ = run(MoECTESpec(impl), sizes, MoECTEOptions(mx_weights=fmt))
+    assert mx_error < TOLERANCE, (intermediate, fmt, mx_error)
+    assert dense_error < {"fp8_e4m3fn": 0.12, "fp8_e5m2": 0.16, "fp4_e2m1": 0.3}[fmt]
+
+
 def test_dense_error_grows_with_coarser_formats():
     impl = MoECTEImplementation.shard_on_i_mx
     errors = {
@@ -201,6 +213,36 @@ def test_layout_index_map(fmt: str):
         assert abs(got - wd[e, k, i]) <= 0.5 * abs(wd[e, k, i]) + 0.1
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_partial_down_tile_is_padded_with_zero_lanes(fmt: str):
+    wf = MX_WEIGHT_FORMATS[fmt]
+    rng = np.random.default_rng(1)
+    E, I, H = 2, 384, 512  # noqa: E741
+    wd = rng.standard_normal((E, I, H)).astype(np.float32)
+    words, scales = pack_down(wd, wf)
+    assert words.shape == (E, 128, 1, H)
+    assert scales.shape == (E, 16, 1, H)
+    # lane 3 (rows 384..511) holds zero codes: the upper byte (fp8) / nibble group (fp4)
+    if wf.fmt.is_fp8:
+        codes = unpack_fp8_x4(words.reshape(-1).astype(np.uint32)).reshape(-1, 4)
+    else:
+        codes = unpack_fp4_x4(words.reshape(-1).astype(np.uint16)).reshape(-1, 4)
+    assert not np.any(codes[:, 3])
+    assert np.count_nonzero(codes[:, :3]) > 0.9 * codes[:, :3].size
+    full = unpack_down(words, scales, wf)
+    assert full.shape == (E, 512, H)
+    assert not np.any(full[:, I:])
+    rows = unpack_down(words, scales, wf, I)
+    assert rows.shape == (E, I, H)
+    # the same as a whole tile whose last 128 rows are zeros (the checked layout)
+    padded = np.concatenate([wd, np.zeros((E, 512 - I, H), np.float32)], axis=1)
+    whole_words, whole_scales = pack_down(padded, wf)
+    assert np.array_equal(words, whole_words)
+    assert np.array_equal(scales, whole_scales)
+    # within the format's round trip of the dense weights (fp8 ~3-5 %, fp4 ~12 %)
+    assert relative_error(rows, wd) < {"fp8_e4m3fn": 0.05, "fp8_e5m2": 0.08, "fp4_e2m1": 0.15}[fmt]
+
+
 def test_scale_gather_index_vector_has_quadrant_holes():
     """Run only the index setup of a kernel: valid rows 16 e + 4 (p >> 5) + (p & 3) in the
     first 4 partitions of each quadrant, -1 (skipped) elsewhere."""
@@ -239,9 +281,9 @@ def test_ir_structure():
         ("shard_on_i_mx", MoECTESizes(512, 512, 4, 100, 256), MoECTEOptions(), "multiple of 1024"),
         (
             "shard_on_block_mx",
-            MoECTESizes(512, 256, 4, 100, 128),
+            MoECTESizes(512, 320, 4, 100, 128),
             MoECTEOptions(),
-            "multiple of 512",
+            "multiple of 128",
         ),
         (
             "shard_on_block_mx",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 
+import dask
 import ml_dtypes
 import numpy as np
 import pytest
@@ -101,15 +102,21 @@ def test_a_negative_low_clamp_is_a_value_not_an_option():
     assert mx_moe.attach_clamp_values(["--", "--clamp-up", "-1,1"]) == ["--", "--clamp-up", "-1,1"]
 
 
-def test_grid_fails_when_a_case_disagrees_with_its_golden(monkeypatch, capsys):
-    # a tolerance no bf16 kernel can meet: every case is reported, then the grid fails
-    monkeypatch.setattr(mx_moe, "TOLERANCE", {"bf16": 1e-9, "f32": 1e-5, "mx": 1e-2})
+def test_grid_fails_when_a_case_disagrees_with_its_golden(tmp_path, capsys):
+    # a tolerance no bf16 kernel can meet, set in the grid's Dask workers (a worker
+    # preload): every case is reported, then the grid fails
+    preload = tmp_path / "strict_tolerance.py"
+    preload.write_text(
+        "from mxdsl.tools import mx_moe\n"
+        "mx_moe.TOLERANCE = {'bf16': 1e-9, 'f32': 1e-5, 'mx': 1e-2}\n"
+    )
     stdout = io.StringIO()
     argv = ["grid", "--implementations", "shard_on_i", "--activations", "silu"]
     argv += ["--scalings", "no_scale", "--top-ks", "1,2", "--dtypes", "bf16,f32"]
-    assert mx_moe.main(argv, stdout) == 1
+    with dask.config.set({"distributed.worker.preload": [str(preload)]}):
+        assert mx_moe.main(argv, stdout) == 1
     rows = stdout.getvalue().splitlines()
     assert sum("FAILED" in row for row in rows) == 2  # the two bf16 cases
     assert sum(" ok " in row for row in rows) == 2  # the two f32 cases
     assert rows[-1] == "4 cases: 2 ok, 2 failed"
-    assert "2 of 4 cases disagree with their golden" in capsys.readouterr().err
+    assert "2 of 4 cases disagree with their golden or raised" in capsys.readouterr().err

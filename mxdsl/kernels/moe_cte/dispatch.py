@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -276,27 +275,27 @@ _BUILDERS: dict[MoECTEImplementation, Callable[..., Any]] = {
 
 
 def progress_bar(total: float, stream: Any = None) -> Callable[[float], None]:
-    """A one-line text progress bar over blocks on stderr, with the elapsed time and an
-    estimate of the time left (elapsed / blocks done x blocks left)."""
-    out = stream or sys.stderr
-    state: dict[str, float] = {"last": -1, "start": time.monotonic()}
+    """A one-line progress bar over blocks on ``stream`` (stderr), drawn by tqdm: the
+    blocks done, the elapsed time and an estimate of the time left; the bar ends with a
+    newline when every block is done. The callback takes the blocks done so far."""
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=total,
+        file=stream or sys.stderr,
+        desc="blocks",
+        ascii=".#",
+        bar_format="{desc} [{bar:30}] {n:.0f}/{total:.0f} {elapsed}, ETA {remaining}",
+        mininterval=0,
+        delay=0,
+    )
 
     def report(done: float) -> None:
-        n = int(done)
-        if n == state["last"]:
+        if bar.disable or done <= bar.n:
             return
-        state["last"] = n
-        width = 30
-        filled = int(width * min(n, total) / total) if total else width
-        end = "\n" if n >= total else ""
-        elapsed = time.monotonic() - state["start"]
-        timing = f" {clock_text(elapsed)}"
-        if 0 < n < total:
-            timing += f", ETA {clock_text(elapsed / n * (total - n))}"
-        out.write(
-            f"\rblocks [{'#' * filled}{'.' * (width - filled)}] {n}/{int(total)}{timing}{end}"
-        )
-        out.flush()
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
 
     return report
 

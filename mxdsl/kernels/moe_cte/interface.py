@@ -148,7 +148,7 @@ def mx_kernel_arguments(
     )
     io = options.dtype
     c = "ui32" if weight_format(options.mx_weights).fmt.is_fp8 else "ui16"
-    kt4, nt = H // 512, I // 512
+    kt4, nt = H // 512, -(-I // 512)  # a partial last I tile is padded with zero lanes
     impl = spec.implementation
     args = [
         ArgSpec("hidden_states", (T + 1, H), io),

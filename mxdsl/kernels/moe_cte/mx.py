@@ -12,7 +12,9 @@ only the projections change (``docs/moe-cte-mx.md``):
   (``h = q H/4 + t 128 + p``) and quantized on chip to float8_e4m3fn_x4 (quantize_mx);
 * gate/up: ``nc_matmul_mx`` over the ``H / 512`` tiles (E8M0 scales inside the matmul),
   then bias, clamps, activation, ``act(gate) * up`` into ``[128 p, nt, tokens, 4 q]`` bf16
-  (``i = t 512 + q 128 + p``), quantized again to float8_e4m3fn_x4;
+  (``i = t 512 + q 128 + p``), quantized again to float8_e4m3fn_x4; a partial last I
+  tile (block shard, I a multiple of 128) has its missing lanes zero, here and in the
+  down weights, so they add exact zeros to the down passes;
 * down: ``nc_matmul_mx`` (intermediate stationary, weights moving) over the core's
   ``I / 512`` tiles into f32; everything after it (bias, affinity, scatter, the bf16
   sendrecv reduce of the I-shard twins, the output planes) is the bf16 family's.
@@ -75,7 +77,9 @@ class MxBlockFFN(BlockFFN):
         wf = weight_format(self.options.mx_weights)
         x4 = X4_TYPES[wf.x4]
         self.kt4 = g.H // MX_TILE
-        self.nt = g.Ic // MX_TILE  # 512-row I tiles of this core
+        self.nt = -(-g.Ic // MX_TILE)  # 512-row I tiles of this core
+        # 128-row lanes of a partial last I tile (0: none); its other lanes stay zero
+        self.last_lanes = (g.Ic % MX_TILE) // PMAX
         self.tile0: Index = 0  # first 512-row I tile of this core (I shard: core * nt)
         E = g.E
         # zero-copy x4 views of the integer weights, and the scales as [E * 16, ...] rows
@@ -128,6 +132,8 @@ class MxBlockFFN(BlockFFN):
         self.isrc = kb.alloc(
             [PMAX, self.nt, 4 * g.Bc], bf16, what="the intermediate act(gate) * up"
         )
+        if self.last_lanes:  # the missing lanes of the partial tile: never written
+            kb.emit(nisa.MemsetOp(self.isrc, 0.0))
         self.isrc4 = kb.expand(self.isrc, [[PMAX], [self.nt], [g.Bc, 4]])
         self.iq = kb.alloc(
             [PMAX, self.nt, g.Bc], nisa.float8_e4m3fn_x4, what="the MXFP8 intermediate"
@@ -221,27 +227,18 @@ class MxBlockFFN(BlockFFN):
         (``sidx`` must hold e's scale index), then quantized to float8_e4m3fn_x4."""
         kb, g = self.kb, self.g
         E = g.E
-        per_chunk = g.chunk // MX_TILE
+        per_chunk = g.chunk // MX_TILE  # whole 512-row I tiles per chunk
         with kb.loop(0, g.Ic // g.chunk) as c:
             ci = kb.add(i0, kb.mul(c, g.chunk))
             src = kb.view(self.w_gu, [e, 0, 0, 0, ci], [1, PMAX, 2, self.kt4, g.chunk], drop=[0])
             kb.emit(nisa.DmaCopyOp(self.wq, src))
             rows = kb.view(self.s_gu, [0, 0, 0, ci], [E * SCALE_ROWS, 2, self.kt4, g.chunk])
             kb.emit(nisa.DmaCopyOp(self.wsc, rows, src_index=self.sidx, oob_mode=OobMode.SKIP))
-            with kb.loop(0, per_chunk) as tl:
-                t = kb.add(kb.mul(c, per_chunk), tl)  # 512-row I tile of this core
-                pair = self.gate_up_pair
-                for q0 in range(0, 4, pair):
-                    tiles: list[ITile] = []
-                    for q in range(q0, q0 + pair):
-                        local = kb.add(kb.mul(tl, MX_TILE), q * PMAX)
-
-                        def inter_tile(m0: Index, t: Index = t, q: int = q) -> SSAValue:
-                            at, size = [0, t, m0, q], [PMAX, 1, g.Bm, 1]
-                            return kb.view(self.isrc4, at, size, drop=[1, 3])
-
-                        tiles.append(ITile(kb.add(ci, local), local, inter_tile))
-                    self._gate_up_columns(s, e, tiles, b, col0)
+            if per_chunk:
+                with kb.loop(0, per_chunk) as tl:
+                    self._gate_up_tile(s, e, b, col0, ci, kb.mul(c, per_chunk), tl, 4)
+            if self.last_lanes:  # the partial last tile (its chunk is the core's whole I)
+                self._gate_up_tile(s, e, b, col0, ci, 0, per_chunk, self.last_lanes)
         with kb.loop(0, self.nt) as t:  # quantize the intermediate, one I tile at a time
             kb.emit(
                 nisa.QuantizeMxOp(
@@ -250,6 +247,27 @@ class MxBlockFFN(BlockFFN):
                     kb.view(self.isrc, [0, t, 0], [PMAX, 1, 4 * g.Bc], drop=[1]),
                 )
             )
+
+    def _gate_up_tile(
+        self, s: Index, e: Index, b: Index, col0: Index, ci: Index, t0: Index, tl: Index, lanes: int
+    ) -> None:
+        """The first ``lanes`` 128-column lanes of 512-row I tile ``tl`` of the weight
+        chunk at ``ci`` (I tile ``t0 + tl`` of this core): gate, up and ``act(gate) * up``
+        into lane ``q`` of the intermediate."""
+        kb, g = self.kb, self.g
+        t = kb.add(t0, tl)
+        pair = self.gate_up_pair
+        for q0 in range(0, lanes, pair):
+            tiles: list[ITile] = []
+            for q in range(q0, min(q0 + pair, lanes)):
+                local = kb.add(kb.mul(tl, MX_TILE), q * PMAX)
+
+                def inter_tile(m0: Index, t: Index = t, q: int = q) -> SSAValue:
+                    at, size = [0, t, m0, q], [PMAX, 1, g.Bm, 1]
+                    return kb.view(self.isrc4, at, size, drop=[1, 3])
+
+                tiles.append(ITile(kb.add(ci, local), local, inter_tile))
+            self._gate_up_columns(s, e, tiles, b, col0)
 
     @property
     def gate_up_k_tiles(self) -> int:

@@ -317,12 +317,18 @@ def _check_mx(
             f"{impl.name} takes no per-channel fp8 QuantizationConfig: its E8M0 block "
             "scales are the gate_up_proj_scale / down_proj_scale arguments of the MX layouts"
         )
-    quantum = 512 if impl in BLOCK_FAMILY else 1024
+    # block shard: whole 128-row lanes (a partial last 512-row tile has its missing
+    # lanes zero); I shard: whole 512-row tiles per core
+    quantum = PMAX if impl in BLOCK_FAMILY else 2 * MX_I_TILE
     if I % quantum:
+        what = (
+            "whole 128-row lanes of the 512-row MX I tiles"
+            if quantum == PMAX
+            else ("whole 512-row MX I tiles per core")
+        )
         raise MoECTEConfigError(
             f"intermediate size I = {I} is not allowed for {impl.name}: it must be a "
-            f"multiple of {quantum} (whole 512-row MX I tiles"
-            f"{' per core' if quantum == 1024 else ''})"
+            f"multiple of {quantum} ({what})"
         )
     if impl == MoECTEImplementation.shard_on_block_mx:
         cfg = spec.shard_on_block
@@ -366,8 +372,10 @@ def gate_up_chunks(
     impl: MoECTEImplementation, sizes: MoECTESizes, options: MoECTEOptions
 ) -> list[int]:
     """The I columns a gate/up weight load may cover, largest first: whole I tiles (512
-    for MX) dividing the core's I."""
+    for MX) dividing the core's I; all of it when its last MX tile is partial."""
     ic = core_intermediate(impl, sizes)
+    if impl.is_mx and ic % MX_I_TILE:
+        return [ic]  # a partial last 512-row tile: one load of every column
     tile = MX_I_TILE if impl.is_mx else i_tile(ic)
     return [c for c in range(ic, 0, -tile) if ic % c == 0 and c % tile == 0]
 

@@ -3,7 +3,7 @@ MX-aware golden and the MX inputs (see ``docs/moe-cte-mx.md``; the format table 
 layout constants the builders use are :mod:`mxdsl.kernels.moe_cte.mx_formats`).
 
 HBM layouts (nkilib's, reference ``nki-isa-and-nkilib.md`` §3.2), ``kt4 = H / 512`` and
-``nt = I / 512``; ``c`` is the x4 container (uint32 for FP8, uint16 for FP4), lane ``q``
+``nt = ceil(I / 512)``; ``c`` is the x4 container (uint32 for FP8, uint16 for FP4), lane ``q``
 (0..3) of a container holds one logical element:
 
 * ``gate_up_proj_weight [E, 128, 2, kt4, I]`` c, element ``(e, p, g, t, i)`` lane ``q``
@@ -11,7 +11,8 @@ HBM layouts (nkilib's, reference ``nki-isa-and-nkilib.md`` §3.2), ``kt4 = H / 5
   ``gate_up_proj_scale [E, 16, 2, kt4, I]`` uint8 E8M0: scale ``(e, r, g, t, i)`` covers
   the 32 elements ``p = 8r .. 8r + 7`` x ``q = 0..3``.
 * ``down_proj_weight [E, 128, nt, H]`` c, element ``(e, p, t, h)`` lane ``q`` =
-  ``Wd[e, i, h]`` with ``i = t * 512 + q * 128 + p``;
+  ``Wd[e, i, h]`` with ``i = t * 512 + q * 128 + p``, zero for ``i >= I`` (``nt =
+  ceil(I / 512)``: a partial last tile's missing lanes are zero codes);
   ``down_proj_scale [E, 16, nt, H]`` uint8: scale ``(e, r, t, h)`` covers
   ``p = 8r .. 8r + 7`` x ``q = 0..3``.
 
@@ -156,15 +157,18 @@ def unpack_gate_up(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) ->
 
 def pack_down_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
     """One expert's dense ``[I, H]`` -> (``[128, nt, H]`` containers, ``[16, nt, H]``),
-    quantized one 512-row I tile x 512 H columns at a time."""
+    quantized one 512-row I tile x 512 H columns at a time; the rows of a partial last
+    tile past ``I`` are zeros."""
     I, H = w.shape  # noqa: E741
-    nt = I // MX_TILE
+    nt = -(-I // MX_TILE)
     words = np.empty((PMAX, nt, H), np.dtype(wf.container))
     scales = np.empty((PMAX // 8, nt, H), np.uint8)
     for t in range(nt):
         for h0 in range(0, H, MX_TILE):
             h1 = min(h0 + MX_TILE, H)
-            x = np.asarray(w[t * MX_TILE : (t + 1) * MX_TILE, h0:h1], dtype=np.float32)
+            x = np.zeros((MX_TILE, h1 - h0), np.float32)
+            rows = w[t * MX_TILE : (t + 1) * MX_TILE, h0:h1]
+            x[: len(rows)] = rows
             wd, sc = _quantize_pack(x.reshape(4, PMAX, h1 - h0).transpose(2, 1, 0), wf)
             words[:, t, h0:h1] = wd.T  # [h, 128] -> [128, h]
             scales[:, t, h0:h1] = sc.T
@@ -180,9 +184,12 @@ def pack_down(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray
     )
 
 
-def unpack_down_expert(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
+def unpack_down_expert(
+    words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat, rows: int | None = None
+) -> np.ndarray:
     """One expert's ``[128, nt, H]`` containers and ``[16, nt, H]`` scales back to dense
-    float32 ``[I, H]``, one 512-row I tile x 512 H columns at a time."""
+    float32 ``[I, H]`` (its first ``rows`` = I rows; all ``nt * 512`` when None), one
+    512-row I tile x 512 H columns at a time."""
     _, nt, H = words.shape
     out = np.empty((nt * MX_TILE, H), np.float32)
     for t in range(nt):
@@ -192,12 +199,14 @@ def unpack_down_expert(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat
             out[t * MX_TILE : (t + 1) * MX_TILE, h0:h1] = v.transpose(2, 1, 0).reshape(
                 MX_TILE, h1 - h0
             )
-    return out
+    return out if rows is None else out[:rows]
 
 
-def unpack_down(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
-    """MX down weights back to dense float32 ``[E, I, H]``."""
-    return np.stack([unpack_down_expert(words[e], scales[e], wf) for e in range(len(words))])
+def unpack_down(
+    words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat, rows: int | None = None
+) -> np.ndarray:
+    """MX down weights back to dense float32 ``[E, I, H]`` (``rows`` = I as above)."""
+    return np.stack([unpack_down_expert(words[e], scales[e], wf, rows) for e in range(len(words))])
 
 
 # ------------------------------------------------------------ activations
@@ -219,13 +228,17 @@ def fake_quantize_hidden(x: np.ndarray) -> np.ndarray:
 
 
 def fake_quantize_intermediate(x: np.ndarray) -> np.ndarray:
-    """``x [R, I]`` (``i = t * 512 + q * 128 + p``) through bf16 and MXFP8 e4m3fn."""
+    """``x [R, I]`` (``i = t * 512 + q * 128 + p``) through bf16 and MXFP8 e4m3fn; a
+    partial last 512-row tile is quantized with zeros in its missing lanes, as the
+    kernel holds it."""
     R, I = x.shape  # noqa: E741
-    nt = I // MX_TILE
-    v = _bf16(x).reshape(R, nt, 4, PMAX).transpose(0, 1, 3, 2)  # r t p q
+    nt = -(-I // MX_TILE)
+    padded = np.zeros((R, nt * MX_TILE), ml_dtypes.bfloat16)
+    padded[:, :I] = _bf16(x)
+    v = padded.reshape(R, nt, 4, PMAX).transpose(0, 1, 3, 2)  # r t p q
     codes, scale = quantize_mx(np.ascontiguousarray(v), MxFormat.E4M3FN, (1, 1, *BLOCK))
     d = dequantize_mx(codes, scale, MxFormat.E4M3FN, (1, 1, *BLOCK))
-    return d.transpose(0, 1, 3, 2).reshape(R, I)
+    return d.transpose(0, 1, 3, 2).reshape(R, nt * MX_TILE)[:, :I]
 
 
 # ------------------------------------------------------------------ golden
@@ -250,7 +263,7 @@ def moe_cte_mx_golden(
         arrays["hidden_states"],
         arrays["expert_affinities_masked"],
         PerExpert((E, H, 2, I), lambda e: unpack_gate_up_expert(w_gu[e], s_gu[e], wf)),
-        PerExpert((E, I, H), lambda e: unpack_down_expert(w_d[e], s_d[e], wf)),
+        PerExpert((E, I, H), lambda e: unpack_down_expert(w_d[e], s_d[e], wf, I)),
         arrays["token_position_to_id"],
         arrays["block_to_expert"],
         quantize_hidden=fake_quantize_hidden,
