@@ -271,7 +271,7 @@ def run_case(case: GridCase) -> dict[str, Any]:
     assert case.args is not None
     kernel = mx_moe.build(case.args)
     inputs = mx_moe.seeded_inputs(kernel, case.args)
-    checked = mx_moe.check(kernel, inputs, None, mx_moe.fast_path_setting(case))
+    checked = mx_moe.check(kernel, inputs, None, mx_moe.fast_path_setting(case.args))
     over = f"error {checked.error:.3e} above the tolerance {checked.tolerance:g}"
     return {
         "status": OK if checked.ok else FAILED,

@@ -87,6 +87,7 @@ from mxdsl.tools.diagnostics import (  # noqa: E402
     DefaultsHelpFormatter,
     check_distinct_files,
     check_writable,
+    console_exit,
     report,
     run_tool,
     write_atomically,
