@@ -319,3 +319,45 @@ def test_errors_are_located() -> None:
             np.zeros(2, np.float32),
             np.array(0, np.float32),
         )
+
+
+def test_hex_float_literals_are_bit_patterns_in_either_syntax() -> None:
+    """Hex elements of non-splat float literals are bits (custom and generic syntax)."""
+    t = "tensor<2xf32>, tensor<2xbf16>, tensor<2xf8E4M3FN>, tensor<2xf16>"
+    body = (
+        "  %0 = stablehlo.constant dense<[0x7FC00000, 0x7F800000]> : tensor<2xf32>\n"
+        '  %1 = "stablehlo.constant"() <{value = dense<[0xFF80, 1.0]> : tensor<2xbf16>}> : () -> tensor<2xbf16>\n'
+        "  %2 = stablehlo.constant dense<[0x7F, -2.0]> : tensor<2xf8E4M3FN>\n"
+        '  %3 = "stablehlo.constant"() <{value = dense<[2.5, 0xFC00]> : tensor<2xf16>}> : () -> tensor<2xf16>\n'
+        f"  func.return %0, %1, %2, %3 : {t}"
+    )
+    f32, bf16, e4m3, f16 = run(f"() -> ({t})", body)
+    assert f32.view(np.uint32).tolist() == [0x7FC00000, 0x7F800000]
+    assert bf16.view(np.uint16).tolist() == [0xFF80, 0x3F80]
+    assert e4m3.view(np.uint8).tolist() == [0x7F, 0xC0]  # NaN; -2 = sign, exp 8, mant 0
+    assert f16.view(np.uint16).tolist() == [0x4100, 0xFC00]
+
+
+def test_masked_softmax_as_jax_writes_it() -> None:
+    """jax.nn.softmax(s + jnp.asarray([0, 0, -inf, -inf])), s = [1, 2, 3, 4], against
+    a float64 numpy softmax of the unmasked entries."""
+    t = "tensor<4xf32>"
+    body = f"""
+  %mask = stablehlo.constant dense<[0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000]> : {t}
+  %x = stablehlo.add %s, %mask : {t}
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0] : ({t}, tensor<f32>) -> tensor<f32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [] : (tensor<f32>) -> {t}
+  %d = stablehlo.subtract %x, %mb : {t}
+  %e = stablehlo.exponential %d : {t}
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [0] : ({t}, tensor<f32>) -> tensor<f32>
+  %sb = stablehlo.broadcast_in_dim %sum, dims = [] : (tensor<f32>) -> {t}
+  %r = stablehlo.divide %e, %sb : {t}
+  func.return %r : {t}"""
+    s = np.array([1, 2, 3, 4], np.float32)
+    result = one(f"(%s: {t}) -> {t}", body, s)
+    live = np.exp(s[:2].astype(np.float64))
+    expected = np.concatenate([live / live.sum(), [0.0, 0.0]])
+    np.testing.assert_allclose(result, expected, rtol=2e-7)
+    assert result[2:].view(np.uint32).tolist() == [0, 0]
