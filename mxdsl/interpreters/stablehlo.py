@@ -9,6 +9,8 @@ one vectorised numpy computation with the StableHLO semantics:
   every format up to f32, so this is the IEEE result); f64 operands compute directly;
 * integer arithmetic wraps; shifts by the bit width or more give 0 (the sign for an
   arithmetic right shift); ``convert`` is ``hlo.convert``;
+* ``maximum`` / ``minimum`` (elementwise, in ``clamp`` and as ``reduce`` bodies) are
+  IEEE 754's: NaN propagates and -0 < +0 (:mod:`mxdsl.numerics.minmax`);
 * ``reduce`` runs its body's op as a numpy reduction; an ``add`` reduction of floats
   sums exactly in float64 and rounds once (an order-free reading of StableHLO's
   unspecified order);
@@ -40,7 +42,7 @@ from mxdsl.interpreters import (
     round_to,
 )
 from mxdsl.interpreters.hlo import dot_general
-from mxdsl.numerics import MxFormat, dequantize_mx_packed
+from mxdsl.numerics import MxFormat, dequantize_mx_packed, minmax
 from mxdsl.numerics.matmul import MX_MATMUL_K_TILE
 from mxdsl.numerics.packing import pack_fp8_x4
 
@@ -112,7 +114,7 @@ def _binary(name: str, a: np.ndarray, b: np.ndarray, dtype: np.dtype[Any]) -> np
         "power": np.power,
     }
     if name in ("maximum", "minimum"):
-        fn = np.maximum if name == "maximum" else np.minimum
+        fn = minmax.maximum if name == "maximum" else minmax.minimum
         if is_float:
             return _float_op(fn, dtype, a, b)
         return fn(a, b)
@@ -236,6 +238,13 @@ _REDUCERS: dict[str, Any] = {
 bools, logically)."""
 
 
+_IEEE_REDUCERS: dict[str, tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]] = {
+    "stablehlo.maximum": (minmax.reduce_maximum, minmax.maximum),
+    "stablehlo.minimum": (minmax.reduce_minimum, minmax.minimum),
+}
+"""Float max / min reductions: IEEE 754 (NaN propagates, -0 < +0), exact in the type."""
+
+
 def _reduce(op: shlo.ReduceOp, value: np.ndarray, init: np.ndarray) -> np.ndarray:
     body = op.compact_body()
     if body is None or body not in _REDUCERS:
@@ -254,6 +263,9 @@ def _reduce(op: shlo.ReduceOp, value: np.ndarray, init: np.ndarray) -> np.ndarra
         ufunc = np.logical_or
     if dtype == np.bool_ and body in ("stablehlo.minimum", "stablehlo.multiply"):
         ufunc = np.logical_and
+    if is_float_dtype(dtype) and body in _IEEE_REDUCERS:
+        reduce, combine = _IEEE_REDUCERS[body]
+        return np.asarray(combine(reduce(value, axes), init)).astype(dtype)
     if is_float_dtype(dtype) and body != "stablehlo.multiply":
         wide = ufunc.reduce(value.astype(np.float64), axis=axes)
         return round_to(np.asarray(ufunc(wide, init.astype(np.float64))), dtype)
@@ -353,8 +365,7 @@ class StableHloFunctions(InterpreterFunctions):
         lo, x, hi = args
         dtype = result_dtype(op.result)
         if is_float_dtype(dtype):
-            wide = np.minimum(np.maximum(x.astype(np.float64), lo.astype(np.float64)), hi)
-            return (round_to(np.asarray(wide, dtype=np.float64), dtype),)
+            return (minmax.minimum(minmax.maximum(x, lo), hi).astype(dtype),)
         return (np.minimum(np.maximum(x, lo), hi).astype(dtype),)
 
     @impl(shlo.SelectOp)

@@ -361,3 +361,39 @@ def test_masked_softmax_as_jax_writes_it() -> None:
     expected = np.concatenate([live / live.sum(), [0.0, 0.0]])
     np.testing.assert_allclose(result, expected, rtol=2e-7)
     assert result[2:].view(np.uint32).tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("t", ["f32", "bf16", "f16", "f8E4M3FN", "f8E5M2"])
+def test_maximum_minimum_order_signed_zeros(t: str) -> None:
+    """IEEE 754 maximum / minimum: -0 < +0 in either operand order, and NaN propagates;
+    elementwise, in clamp and as reduce bodies."""
+    dtype = {"f32": np.float32, "bf16": BF16, "f16": np.float16}.get(
+        t, {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}.get(t)
+    )
+    a = np.array([0.0, -0.0, -0.0, 0.0, np.nan, 1.0], np.float64).astype(dtype)
+    b = np.array([-0.0, 0.0, -0.0, 0.0, 1.0, np.nan], np.float64).astype(dtype)
+    tt = f"tensor<6x{t}>"
+    hi, lo = binary("maximum", tt, a, b), binary("minimum", tt, a, b)
+    assert np.signbit(hi.astype(np.float32)).tolist()[:4] == [False, False, True, False]
+    assert np.signbit(lo.astype(np.float32)).tolist()[:4] == [True, True, True, False]
+    assert np.isnan(hi.astype(np.float32)[4:]).all() and np.isnan(lo.astype(np.float32)[4:]).all()
+    z = np.array([0.0, -0.0], np.float64).astype(dtype)
+    zeros = np.stack([z, z[::-1]])  # rows [+0, -0] and [-0, +0]
+    big = float(ml_dtypes.finfo(dtype).max)
+    for body, sign in (("maximum", False), ("minimum", True)):
+        r = one(
+            f"(%a: tensor<2x2x{t}>, %i: tensor<{t}>) -> tensor<2x{t}>",
+            f"  %r = stablehlo.reduce(%a init: %i) applies stablehlo.{body} across dimensions = [1] : (tensor<2x2x{t}>, tensor<{t}>) -> tensor<2x{t}>\n  func.return %r : tensor<2x{t}>",
+            zeros,
+            np.array(big if sign else -big, np.float64).astype(dtype),  # no inf in e4m3fn
+        )
+        assert np.signbit(r.astype(np.float32)).tolist() == [sign, sign], body
+    clamped = one(
+        f"(%l: tensor<{t}>, %x: tensor<2x{t}>, %h: tensor<{t}>) -> tensor<2x{t}>",
+        f"  %r = stablehlo.clamp %l, %x, %h : (tensor<{t}>, tensor<2x{t}>, tensor<{t}>) -> tensor<2x{t}>\n  func.return %r : tensor<2x{t}>",
+        np.array(-0.0, np.float64).astype(dtype),
+        z,
+        np.array(0.0, np.float64).astype(dtype),
+    )
+    # clamp(-0, x, +0) = min(max(x, -0), +0): +0 stays +0, -0 stays -0
+    assert np.signbit(clamped.astype(np.float32)).tolist() == [False, True]
