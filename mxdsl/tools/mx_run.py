@@ -127,7 +127,7 @@ def input_value(array: np.ndarray, tensor_type: TensorType, name: str) -> np.nda
         array.dtype == carrier
         or (array.dtype.kind == "V" and array.dtype.itemsize == dtype.itemsize)
     ):
-        bits = np.ascontiguousarray(array).view(carrier)
+        bits = _contiguous(array).view(carrier)
         if dtype == _FP4 and bits.size and int(bits.max()) > 0xF:
             raise RunFailure(
                 f"{name}: f4E2M1FN bit patterns are 0..15 (one uint8 per element), got "
@@ -146,7 +146,13 @@ def output_arrays(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
         return
     array = np.asarray(value)
     carrier = _BIT_PATTERN_TYPES.get(array.dtype)
-    yield name, (np.ascontiguousarray(array).view(carrier) if carrier is not None else array)
+    yield name, (_contiguous(array).view(carrier) if carrier is not None else array)
+
+
+def _contiguous(array: np.ndarray) -> np.ndarray:
+    """A C-contiguous ``array`` of the same shape (``np.ascontiguousarray`` makes a 0-d
+    array 1-d)."""
+    return np.ascontiguousarray(array).reshape(array.shape)
 
 
 def _leaves(name: str, value_type: Attribute) -> Iterator[tuple[str, Attribute]]:

@@ -331,3 +331,38 @@ def test_the_console_script(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "custom call target 'VendorThing'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+ZERO_D = """
+func.func @main(%a: tensor<bf16>, %b: tensor<f8E4M3FN>, %c: tensor<f8E5M2>)
+    -> (tensor<bf16>, tensor<f8E4M3FN>, tensor<f8E5M2>) {
+  %na = stablehlo.negate %a : tensor<bf16>
+  func.return %na, %b, %c : tensor<bf16>, tensor<f8E4M3FN>, tensor<f8E5M2>
+}
+"""
+
+
+@pytest.mark.parametrize("as_bits", [True, False])
+def test_zero_d_narrow_floats_keep_shape_in_inputs_and_outputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], as_bits: bool
+) -> None:
+    """0-d bf16 / fp8 values stay 0-d, read as bit patterns or as saved ml_dtypes arrays,
+    and written as 0-d bit patterns."""
+    a = np.array(1.5, BF16)  # 0x3FC0
+    b = np.array(-2.0, ml_dtypes.float8_e4m3fn)  # 0xC0
+    c = np.array(0.5, ml_dtypes.float8_e5m2)  # 0x38
+    c = c.view(np.uint8)  # numpy writes a saved e5m2 array's dtype as '<f1', unreadable
+    if as_bits:
+        a, b = a.view(np.uint16), b.view(np.uint8)
+    np.savez(tmp_path / "in.npz", arg0=a, arg1=b, arg2=c)
+    out = tmp_path / "out.npz"
+    code, text, err = mx_run(
+        capsys, write(tmp_path, "z.mlir", ZERO_D), "--inputs", tmp_path / "in.npz", "-o", out
+    )
+    assert (code, err) == (0, "")
+    saved = np.load(out)
+    assert [saved[k].shape for k in ("result0", "result1", "result2")] == [(), (), ()]
+    assert int(saved["result0"]) == 0xBFC0
+    assert saved["result0"].dtype == np.uint16
+    assert (int(saved["result1"]), int(saved["result2"])) == (0xC0, 0x38)
+    assert "result0: tensor<bf16> shape=() dtype=bfloat16" in text
