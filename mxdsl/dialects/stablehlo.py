@@ -182,7 +182,10 @@ AbsOp = _unary("stablehlo.abs", "|x| (integers wrap at the minimum).")
 NegOp = _unary("stablehlo.negate", "-x.")
 NotOp = _unary("stablehlo.not", "Logical not of i1, bitwise not of integers.")
 ExpOp = _unary("stablehlo.exponential", "e^x.")
+ExpM1Op = _unary("stablehlo.exponential_minus_one", "e^x - 1.")
 LogOp = _unary("stablehlo.log", "Natural logarithm.")
+Log1pOp = _unary("stablehlo.log_plus_one", "log(1 + x).")
+LogisticOp = _unary("stablehlo.logistic", "1 / (1 + e^-x).")
 SqrtOp = _unary("stablehlo.sqrt", "Square root.")
 RsqrtOp = _unary("stablehlo.rsqrt", "1 / sqrt(x).")
 TanhOp = _unary("stablehlo.tanh", "Hyperbolic tangent.")
@@ -1009,7 +1012,10 @@ StableHLO = Dialect(
         NegOp,
         NotOp,
         ExpOp,
+        ExpM1Op,
         LogOp,
+        Log1pOp,
+        LogisticOp,
         SqrtOp,
         RsqrtOp,
         TanhOp,

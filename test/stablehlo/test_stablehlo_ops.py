@@ -397,3 +397,24 @@ def test_maximum_minimum_order_signed_zeros(t: str) -> None:
     )
     # clamp(-0, x, +0) = min(max(x, -0), +0): +0 stays +0, -0 stays -0
     assert np.signbit(clamped.astype(np.float32)).tolist() == [False, True]
+
+
+def test_float_reduce_add_is_the_exact_sum_rounded_once() -> None:
+    """bf16 [256, 1, 1] over the minor dim: the exact sum 258 is a bf16 (a left-to-right
+    bf16 fold ties 257 to 256 twice); f32 [1, 2^-24, 2^-60]: above the tie, 1 + 2^-23."""
+    x = np.array([[256.0, 1.0, 1.0], [-0.0, -0.0, -0.0]], BF16)
+    r = one(
+        "(%a: tensor<2x3xbf16>, %i: tensor<bf16>) -> tensor<2xbf16>",
+        "  %r = stablehlo.reduce(%a init: %i) applies stablehlo.add across dimensions = [1] : (tensor<2x3xbf16>, tensor<bf16>) -> tensor<2xbf16>\n  func.return %r : tensor<2xbf16>",
+        x,
+        np.array(-0.0, BF16),
+    )
+    assert r.view(np.uint16).tolist() == [0x4381, 0x0000]  # 258 = 1.0000001b x 2^8; +0
+    y = np.array([1.0, 2.0**-24, 2.0**-60], np.float32)
+    s = one(
+        "(%a: tensor<3xf32>, %i: tensor<f32>) -> tensor<f32>",
+        "  %r = stablehlo.reduce(%a init: %i) applies stablehlo.add across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>\n  func.return %r : tensor<f32>",
+        y,
+        np.array(0.0, np.float32),
+    )
+    assert s.view(np.uint32) == 0x3F800001
