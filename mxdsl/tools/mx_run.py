@@ -122,6 +122,8 @@ def input_value(array: np.ndarray, tensor_type: TensorType, name: str) -> np.nda
         raise RunFailure(f"{problem}, got shape {array.shape} ({array.dtype})")
     if array.dtype == dtype:
         return array
+    if (truth := _truth_value(array, dtype, name)) is not None:
+        return truth
     carrier = _BIT_PATTERN_TYPES.get(dtype)
     if carrier is not None and (
         array.dtype == carrier
@@ -135,6 +137,21 @@ def input_value(array: np.ndarray, tensor_type: TensorType, name: str) -> np.nda
             )
         return bits.view(dtype)
     raise RunFailure(f"{problem}, got {array.dtype}")
+
+
+def _truth_value(array: np.ndarray, dtype: np.dtype[Any], name: str) -> np.ndarray | None:
+    """The one i1 convention (``docs/mx-run.md``): a truth value is a bool or a uint8
+    byte 0 / 1 at every level, so an ``i1`` argument takes 0 / 1 bytes and a ``ui8``
+    argument (what ``i1`` becomes at nisa and bir) takes bools."""
+    if dtype == np.bool_ and array.dtype == np.uint8:
+        if array.size and int(array.max()) > 1:
+            raise RunFailure(
+                f"{name}: an i1 value given as uint8 is 0 or 1, got {int(array.max())}"
+            )
+        return array != 0
+    if dtype == np.uint8 and array.dtype == np.bool_:
+        return array.astype(np.uint8)
+    return None
 
 
 def output_arrays(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
