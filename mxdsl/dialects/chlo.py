@@ -1,11 +1,12 @@
 """The ``chlo`` subset JAX writes for whole layers (``docs/stablehlo.md``).
 
 JAX writes ``jax.scipy.special.erf`` / ``erfc`` (and so exact GELU,
-``jax.nn.gelu(x, approximate=False)``) as CHLO ops, which XLA expands later::
+``jax.nn.gelu(x, approximate=False)``) and ``jnp.square`` (LayerNorm's variance) as CHLO
+ops, which XLA expands later::
 
     %5 = chlo.erfc %4 : tensor<4x8xf32> -> tensor<4x8xf32>
 
-mxdsl defines these two with MLIR's syntax; other ``chlo`` ops are not registered (the
+mxdsl defines these three with MLIR's syntax; other ``chlo`` ops are not registered (the
 parser names the op it does not know). They run in the stablehlo interpreter.
 """
 
@@ -54,4 +55,11 @@ class ErfcOp(_FloatUnaryOp):
     name = "chlo.erfc"
 
 
-Chlo = Dialect("chlo", [ErfOp, ErfcOp], [])
+@irdl_op_definition
+class SquareOp(_FloatUnaryOp):
+    """``x * x`` (``jnp.square``), rounded once."""
+
+    name = "chlo.square"
+
+
+Chlo = Dialect("chlo", [ErfOp, ErfcOp, SquareOp], [])

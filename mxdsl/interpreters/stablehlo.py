@@ -489,6 +489,12 @@ class StableHloFunctions(InterpreterFunctions):
     ) -> PythonValues:
         return (_float_op(elementary.erfc, result_dtype(op.result), args[0]),)
 
+    @impl(chlo.SquareOp)
+    def run_square(
+        self, interpreter: Interpreter, op: chlo.SquareOp, args: PythonValues
+    ) -> PythonValues:
+        return (_float_op(np.square, result_dtype(op.result), args[0]),)
+
     @impl(shlo.CompositeOp)
     def run_composite(
         self, interpreter: Interpreter, op: shlo.CompositeOp, args: PythonValues
