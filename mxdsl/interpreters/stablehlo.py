@@ -180,7 +180,7 @@ FLOAT_UNARY: dict[str, Callable[..., np.ndarray]] = {
     "tanh": elementary.tanh,
     "floor": np.floor,
     "ceil": np.ceil,
-    "sign": np.sign,
+    "sign": lambda x: np.where(x == 0, x, np.sign(x)),  # sign(-0) = -0, as specified
     "round_nearest_even": np.rint,
     "erf": elementary.erf,
     "erfc": elementary.erfc,

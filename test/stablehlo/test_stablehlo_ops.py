@@ -418,3 +418,11 @@ def test_float_reduce_add_is_the_exact_sum_rounded_once() -> None:
         np.array(0.0, np.float32),
     )
     assert s.view(np.uint32) == 0x3F800001
+
+
+def test_sign_keeps_the_sign_of_zero() -> None:
+    """StableHLO's sign: -1 / -0 / +0 / 1 / NaN (numpy's np.sign(-0.0) is +0)."""
+    x = np.array([-2.5, -0.0, 0.0, 3.0, np.nan], np.float32)
+    s = unary("sign", "tensor<5xf32>", x)
+    assert s.view(np.uint32).tolist()[:4] == [0xBF800000, 0x80000000, 0x00000000, 0x3F800000]
+    assert np.isnan(s[4])
