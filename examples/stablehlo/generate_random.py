@@ -97,6 +97,8 @@ def _bits(a: np.ndarray) -> np.ndarray:
     a = np.asarray(a)
     if a.dtype == np.dtype(ml_dtypes.bfloat16):
         return a.view(np.uint16)
+    if a.dtype in (np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)):
+        return a.view(np.uint8)
     return a
 
 
@@ -124,6 +126,13 @@ def cases():
     for type_name in ("bf16", "f16"):
         x = _operand(rng, np.float32, True)
         dtype = FLOAT_TYPES[type_name]
+        yield f"convert_f32_{type_name}", "f32", True, lambda a, d=dtype: a.astype(d), (x,)
+    # the fp8 types: maximum / minimum with signed zeros, and converts into them
+    for type_name, dtype in (("f8E4M3FN", ml_dtypes.float8_e4m3fn), ("f8E5M2", ml_dtypes.float8_e5m2)):
+        for op in ("maximum", "minimum"):
+            a, b = (rng.choice([0.0, -0.0, 1.5, -2.0, 0.25], SHAPE).astype(dtype) for _ in range(2))
+            yield op, type_name, True, EXACT_BINARY[op], (a, b)
+        x = (rng.standard_normal(SHAPE) * 8).astype(np.float32)
         yield f"convert_f32_{type_name}", "f32", True, lambda a, d=dtype: a.astype(d), (x,)
 
 
