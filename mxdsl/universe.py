@@ -35,7 +35,18 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return StableHLO
 
-    return {"hlo": get_hlo, "nisa": get_nisa, "bir": get_bir, "stablehlo": get_stablehlo}
+    def get_chlo() -> Dialect:
+        from mxdsl.dialects.chlo import Chlo
+
+        return Chlo
+
+    return {
+        "hlo": get_hlo,
+        "nisa": get_nisa,
+        "bir": get_bir,
+        "stablehlo": get_stablehlo,
+        "chlo": get_chlo,
+    }
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:

@@ -155,7 +155,153 @@ CASES = {
 }
 
 
+# ------------------------------------------------------------------ whole layers
+
+T, HIDDEN, INTER = 8, 32, 64  # tokens, hidden, intermediate (multiples of 32: MXFP8)
+SEQ, HEAD_DIM, HEADS = 16, 32, 4
+
+
+def _normal(rng: np.random.Generator, shape: tuple[int, ...], scale: float, dtype) -> np.ndarray:
+    return (rng.standard_normal(shape) * scale).astype(dtype)
+
+
+def _mx_dot(a, b):
+    """``a @ b`` as jax.nn.scaled_dot_general with the MXFP8 config (e4m3fn, f32 out)."""
+    config = jax.nn.get_scaled_dot_general_config("mxfp8")
+    dims = (((a.ndim - 1,), (0,)), ((), ()))
+    return jax.nn.scaled_dot_general(
+        a, b, dims, preferred_element_type=jnp.float32, configs=[config] * 3
+    )
+
+
+def _plain_dot(a, b):
+    return a @ b
+
+
+ACTIVATIONS = {
+    "swiglu": lambda g, u: jax.nn.silu(g) * u,
+    "geglu_exact": lambda g, u: jax.nn.gelu(g, approximate=False) * u,
+    "geglu_tanh": lambda g, u: jax.nn.gelu(g, approximate=True) * u,
+}
+
+
+def ffn_case(kind: str, dtype, mx: bool, seed: int):
+    """A feed-forward layer ``[T, H] -> [T, H]``: gated (SwiGLU / GeGLU: act(x W1) *
+    (x W3), then W2) or ReLU (relu(x W1) W2); plain dots, or MXFP8 scaled dots."""
+    dot = _mx_dot if mx else _plain_dot
+    rng = np.random.default_rng(seed)
+    x = _normal(rng, (T, HIDDEN), 1.0, dtype)
+    w1 = _normal(rng, (HIDDEN, INTER), HIDDEN**-0.5, dtype)
+    w2 = _normal(rng, (INTER, HIDDEN), INTER**-0.5, dtype)
+    if kind == "relu":
+        return (lambda x, w1, w2: dot(jax.nn.relu(dot(x, w1)), w2)), (x, w1, w2), None
+    w3 = _normal(rng, (HIDDEN, INTER), HIDDEN**-0.5, dtype)
+    act = ACTIVATIONS[kind]
+
+    def f(x, w1, w3, w2):
+        return dot(act(dot(x, w1), dot(x, w3)), w2)
+
+    return f, (x, w1, w3, w2), None
+
+
+def rmsnorm_case(dtype, seed: int):
+    rng = np.random.default_rng(seed)
+    x = _normal(rng, (T, HIDDEN), 2.0, dtype)
+    g = _normal(rng, (HIDDEN,), 1.0, dtype)
+
+    def f(x, g):
+        return x * jax.lax.rsqrt(jnp.mean(x * x, axis=-1, keepdims=True) + 1e-6) * g
+
+    return f, (x, g), None
+
+
+def layernorm_case(dtype, seed: int):
+    rng = np.random.default_rng(seed)
+    x = _normal(rng, (T, HIDDEN), 2.0, dtype) + 0.5
+    g = _normal(rng, (HIDDEN,), 1.0, dtype)
+    b = _normal(rng, (HIDDEN,), 1.0, dtype)
+
+    def f(x, g, b):
+        mean = jnp.mean(x, axis=-1, keepdims=True)
+        var = jnp.mean(jnp.square(x - mean), axis=-1, keepdims=True)
+        return (x - mean) / jnp.sqrt(var + 1e-5) * g + b
+
+    return f, (x, g, b), None
+
+
+def _causal_softmax(s):
+    n = s.shape[-1]
+    mask = jnp.arange(n)[:, None] >= jnp.arange(n)[None, :]  # iota, compare
+    return jax.nn.softmax(jnp.where(mask, s, -jnp.inf), axis=-1)  # select with -inf
+
+
+def attention_case(heads: int, dtype, seed: int):
+    """Causal attention; one head ``[S, D]`` or multi-head ``[heads, S, D]`` (batched
+    dot_general through einsum)."""
+    rng = np.random.default_rng(seed)
+    shape = (SEQ, HEAD_DIM) if heads == 1 else (heads, SEQ, HEAD_DIM)
+    q, k, v = (_normal(rng, shape, 1.0, dtype) for _ in range(3))
+
+    def f(q, k, v):
+        if heads == 1:
+            s = (q @ k.T) * (HEAD_DIM**-0.5)
+            return _causal_softmax(s) @ v
+        s = jnp.einsum("hsd,htd->hst", q, k) * (HEAD_DIM**-0.5)
+        return jnp.einsum("hst,htd->hsd", _causal_softmax(s), v)
+
+    return f, (q, k, v), None
+
+
+def masked_softmax_case(seed: int):
+    """``jax.nn.softmax(s + mask)`` with a constant ``-inf`` mask (JAX writes it as hex
+    float literals)."""
+    rng = np.random.default_rng(seed)
+    s = _normal(rng, (4, 8), 2.0, np.float32)
+    mask = np.where(np.arange(8) % 3 == 2, -np.inf, 0.0).astype(np.float32)
+    return (lambda s: jax.nn.softmax(s + jnp.asarray(mask), axis=-1)), (s,), None
+
+
+F32, BF16 = np.float32, ml_dtypes.bfloat16
+
+LAYERS = {
+    # name: (platform, (f, args, None)); JAX's CPU output is saved for the ones without
+    # a block-scaled dot (NAME.jax-outputs.npz: result0, ...)
+    "layer_ffn_swiglu_f32": ("cuda", ffn_case("swiglu", F32, False, 20)),
+    "layer_ffn_swiglu_bf16": ("cuda", ffn_case("swiglu", BF16, False, 21)),
+    "layer_ffn_geglu_exact_f32": ("cuda", ffn_case("geglu_exact", F32, False, 22)),
+    "layer_ffn_geglu_tanh_f32": ("cuda", ffn_case("geglu_tanh", F32, False, 23)),
+    "layer_ffn_relu_f32": ("cuda", ffn_case("relu", F32, False, 24)),
+    "layer_ffn_swiglu_mxfp8_cuda": ("cuda", ffn_case("swiglu", F32, True, 25)),
+    "layer_ffn_swiglu_mxfp8_rocm": ("rocm", ffn_case("swiglu", F32, True, 25)),
+    "layer_ffn_geglu_exact_mxfp8_cuda": ("cuda", ffn_case("geglu_exact", F32, True, 26)),
+    "layer_ffn_relu_mxfp8_cuda": ("cuda", ffn_case("relu", F32, True, 27)),
+    "layer_rmsnorm_f32": ("cuda", rmsnorm_case(F32, 30)),
+    "layer_rmsnorm_bf16": ("cuda", rmsnorm_case(BF16, 31)),
+    "layer_layernorm_f32": ("cuda", layernorm_case(F32, 32)),
+    "layer_attention_causal_1head_f32": ("cuda", attention_case(1, F32, 40)),
+    "layer_attention_causal_mha_f32": ("cuda", attention_case(HEADS, F32, 41)),
+    "layer_attention_causal_mha_bf16": ("cuda", attention_case(HEADS, BF16, 42)),
+    "layer_softmax_masked_f32": ("cuda", masked_softmax_case(50)),
+}
+
+
+def write_layers() -> None:
+    for name, (platform, (f, args, _)) in LAYERS.items():
+        lowered = jax.jit(f).trace(*args).lower(lowering_platforms=(platform,))
+        (HERE / f"{name}.mlir").write_text(lowered.as_text())
+        np.savez(HERE / f"{name}.inputs.npz", **{f"arg{i}": _bits(a) for i, a in enumerate(args)})
+        if "mxfp8" not in name:  # JAX runs the block-scaled dot on GPUs only
+            out = jax.jit(f)(*args)
+            outs = out if isinstance(out, tuple) else (out,)
+            np.savez(
+                HERE / f"{name}.jax-outputs.npz",
+                **{f"result{i}": _bits(np.asarray(o)) for i, o in enumerate(outs)},
+            )
+        print(f"{name}: {platform}")
+
+
 def main() -> None:
+    write_layers()
     for name, (platform, (f, args, quantized)) in CASES.items():
         lowered = jax.jit(f).trace(*args).lower(lowering_platforms=(platform,))
         (HERE / f"{name}.mlir").write_text(lowered.as_text())

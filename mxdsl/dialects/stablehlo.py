@@ -26,7 +26,6 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
-    BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
@@ -55,6 +54,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from mxdsl.dialects.hex_floats import parse_dense_elements
 from mxdsl.dialects.hlo import dot_general_result_shape
 
 # ------------------------------------------------------------------ syntax helpers
@@ -182,7 +182,10 @@ AbsOp = _unary("stablehlo.abs", "|x| (integers wrap at the minimum).")
 NegOp = _unary("stablehlo.negate", "-x.")
 NotOp = _unary("stablehlo.not", "Logical not of i1, bitwise not of integers.")
 ExpOp = _unary("stablehlo.exponential", "e^x.")
+ExpM1Op = _unary("stablehlo.exponential_minus_one", "e^x - 1.")
 LogOp = _unary("stablehlo.log", "Natural logarithm.")
+Log1pOp = _unary("stablehlo.log_plus_one", "log(1 + x).")
+LogisticOp = _unary("stablehlo.logistic", "1 / (1 + e^-x).")
 SqrtOp = _unary("stablehlo.sqrt", "Square root.")
 RsqrtOp = _unary("stablehlo.rsqrt", "1 / sqrt(x).")
 TanhOp = _unary("stablehlo.tanh", "Hyperbolic tangent.")
@@ -601,39 +604,11 @@ class IotaOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
 
-def _parse_hex_splat(parser: Parser) -> DenseIntOrFPElementsAttr | None:
-    """``dense<0xFF80> : tensor<bf16>``: a splat given by its bit pattern, as MLIR prints
-    non-finite floats (JAX's ``-inf`` reduce init). xDSL 0.75 reads the hex digits as an
-    integer *value* (65408.0), so the pattern is read here; anything else backtracks."""
-    start = parser.pos
-    if parser.parse_optional_keyword("dense") is None:
-        return None
-    token = parser._current_token  # pyright: ignore[reportPrivateUsage]
-    if token.text != "<" or parser.parse_optional_punctuation("<") is None:
-        parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
-        return None
-    if parser._current_token.text[:2].lower() != "0x":  # pyright: ignore[reportPrivateUsage]
-        parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
-        return None
-    bits = parser.parse_integer(allow_negative=False, allow_boolean=False)
-    parser.parse_punctuation(">")
-    parser.parse_punctuation(":")
-    type_start = parser.pos
-    t = parser.parse_type()
-    if not isinstance(t, TensorType):
-        parser.raise_error(f"expected a tensor type, got {t}", type_start)
-    element = t.get_element_type()
-    width = element_bits(t) if not isinstance(element, IntegerType) else element.width.data
-    size = max(1, (width + 7) // 8)
-    if bits.bit_length() > 8 * size:
-        parser.raise_error(f"hex literal 0x{bits:X} does not fit in {element}", start)
-    raw = bits.to_bytes(size, "little") * t.element_count()
-    return DenseIntOrFPElementsAttr(t, BytesAttr(raw))
-
-
 @irdl_op_definition
 class ConstantOp(IRDLOperation):
-    """``stablehlo.constant dense<...> : tensor<...>``."""
+    """``stablehlo.constant dense<...> : tensor<...>``; a hex element of a float literal
+    is its bit pattern (``dense<[0x7FC00000, 1.0]> : tensor<2xf32>`` is NaN, 1), under
+    any parser."""
 
     name = "stablehlo.constant"
     value = prop_def(DenseIntOrFPElementsAttr)
@@ -653,7 +628,10 @@ class ConstantOp(IRDLOperation):
     def parse(cls, parser: Parser) -> ConstantOp:
         attributes = parser.parse_optional_attr_dict()
         start = parser.pos
-        value = _parse_hex_splat(parser) or parser.parse_attribute()
+        if parser.parse_optional_keyword("dense") is not None:
+            value = parse_dense_elements(parser)
+        else:
+            value = parser.parse_attribute()
         if not isinstance(value, DenseIntOrFPElementsAttr):
             parser.raise_error(f"expected a dense<...> tensor literal, got {value}", start)
         op = cls(value)
@@ -1034,7 +1012,10 @@ StableHLO = Dialect(
         NegOp,
         NotOp,
         ExpOp,
+        ExpM1Op,
         LogOp,
+        Log1pOp,
+        LogisticOp,
         SqrtOp,
         RsqrtOp,
         TanhOp,

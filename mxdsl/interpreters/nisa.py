@@ -73,7 +73,7 @@ from mxdsl.interpreters import (
 )
 from mxdsl.interpreters.fast_path import fast_path, write_tracker
 from mxdsl.interpreters.index import DIRECT_IMPLS, IndexFunctions, direct_impl, int_attr
-from mxdsl.numerics import elementary
+from mxdsl.numerics import elementary, minmax
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
@@ -244,8 +244,8 @@ _ARITH: dict[nisa.AluOp, Callable[[Any, Any], Any]] = {
     nisa.AluOp.SUBTRACT: np.subtract,
     nisa.AluOp.MULTIPLY: np.multiply,
     nisa.AluOp.DIVIDE: np.divide,
-    nisa.AluOp.MAXIMUM: np.maximum,
-    nisa.AluOp.MINIMUM: np.minimum,
+    nisa.AluOp.MAXIMUM: minmax.maximum,
+    nisa.AluOp.MINIMUM: minmax.minimum,
     nisa.AluOp.EQUAL: lambda a, b: _f(np.equal(a, b)),
     nisa.AluOp.NOT_EQUAL: lambda a, b: _f(np.not_equal(a, b)),
     nisa.AluOp.GREATER: lambda a, b: _f(np.greater(a, b)),
@@ -269,8 +269,8 @@ _REDUCE: dict[nisa.AluOp, Callable[..., Any]] = {
     nisa.AluOp.ADD: partial(fold_trailing, np.add),
     nisa.AluOp.SUBTRACT: partial(fold_trailing, np.subtract),
     nisa.AluOp.MULTIPLY: partial(fold_trailing, np.multiply),
-    nisa.AluOp.MAXIMUM: partial(fold_trailing, np.maximum),
-    nisa.AluOp.MINIMUM: partial(fold_trailing, np.minimum),
+    nisa.AluOp.MAXIMUM: minmax.reduce_maximum,
+    nisa.AluOp.MINIMUM: minmax.reduce_minimum,
     nisa.AluOp.LOGICAL_AND: lambda x, axis: _f(np.logical_and.reduce(_as_bool(x), axis=axis)),
     nisa.AluOp.LOGICAL_OR: lambda x, axis: _f(np.logical_or.reduce(_as_bool(x), axis=axis)),
     nisa.AluOp.LOGICAL_XOR: lambda x, axis: _f(np.logical_xor.reduce(_as_bool(x), axis=axis)),

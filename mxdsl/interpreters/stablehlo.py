@@ -7,11 +7,17 @@ one vectorised numpy computation with the StableHLO semantics:
   correctly rounded in the element type: computed in float64 and rounded once with
   :func:`mxdsl.interpreters.round_to` (float64 holds more than ``2p + 2`` bits for
   every format up to f32, so this is the IEEE result); f64 operands compute directly;
+* the transcendentals (``exponential``, ``exponential_minus_one``, ``log``,
+  ``log_plus_one``, ``logistic``, ``tanh``, ``power``, ``chlo.erf``, ``chlo.erfc``) are
+  :mod:`mxdsl.numerics.elementary`'s float64 functions (within a few float64 ulps; the
+  same bits on every machine) rounded once to the element type;
 * integer arithmetic wraps; shifts by the bit width or more give 0 (the sign for an
   arithmetic right shift); ``convert`` is ``hlo.convert``;
+* ``maximum`` / ``minimum`` (elementwise, in ``clamp`` and as ``reduce`` bodies) are
+  IEEE 754's: NaN propagates and -0 < +0 (:mod:`mxdsl.numerics.minmax`);
 * ``reduce`` runs its body's op as a numpy reduction; an ``add`` reduction of floats
-  sums exactly in float64 and rounds once (an order-free reading of StableHLO's
-  unspecified order);
+  is the exact sum of the elements and the init rounded once to the element type
+  (:mod:`mxdsl.numerics.sums`: an order-free reading of StableHLO's unspecified order);
 * ``dot_general`` is ``hlo.dot_general`` (the PE/PSUM order of
   :mod:`mxdsl.numerics.matmul`);
 * ``custom_call @__op$block_scaled_dot`` on typed FP8 operands dequantizes both sides
@@ -31,6 +37,7 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
+from mxdsl.dialects import chlo
 from mxdsl.dialects import stablehlo as shlo
 from mxdsl.interpreters import (
     OpInterpretationError,
@@ -40,9 +47,10 @@ from mxdsl.interpreters import (
     round_to,
 )
 from mxdsl.interpreters.hlo import dot_general
-from mxdsl.numerics import MxFormat, dequantize_mx_packed
+from mxdsl.numerics import MxFormat, dequantize_mx_packed, elementary, minmax
 from mxdsl.numerics.matmul import MX_MATMUL_K_TILE
 from mxdsl.numerics.packing import pack_fp8_x4
+from mxdsl.numerics.sums import odd_sum
 
 BLOCK_SCALED_DOT = "__op$block_scaled_dot"
 
@@ -109,10 +117,10 @@ def _binary(name: str, a: np.ndarray, b: np.ndarray, dtype: np.dtype[Any]) -> np
         "multiply": np.multiply,
         "divide": np.divide,
         "remainder": np.fmod,
-        "power": np.power,
+        "power": elementary.power,
     }
     if name in ("maximum", "minimum"):
-        fn = np.maximum if name == "maximum" else np.minimum
+        fn = minmax.maximum if name == "maximum" else minmax.minimum
         if is_float:
             return _float_op(fn, dtype, a, b)
         return fn(a, b)
@@ -152,24 +160,35 @@ def _unary(name: str, a: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     if name in ("abs", "negate") and not is_float_dtype(dtype):
         with np.errstate(all="ignore"):
             return (np.abs(a) if name == "abs" else np.negative(a)).astype(dtype)
-    fns: dict[str, Callable[..., np.ndarray]] = {
-        "abs": np.abs,
-        "negate": np.negative,
-        "exponential": np.exp,
-        "log": np.log,
-        "sqrt": np.sqrt,
-        "rsqrt": lambda x: 1.0 / np.sqrt(x),
-        "tanh": np.tanh,
-        "floor": np.floor,
-        "ceil": np.ceil,
-        "sign": np.sign,
-        "round_nearest_even": np.rint,
-    }
     if not is_float_dtype(dtype):
         if name == "sign":
             return np.sign(a).astype(dtype)
         raise ValueError(f"{name} is not defined on integers")
-    return _float_op(fns[name], dtype, a)
+    return _float_op(FLOAT_UNARY[name], dtype, a)
+
+
+FLOAT_UNARY: dict[str, Callable[..., np.ndarray]] = {
+    "abs": np.abs,
+    "negate": np.negative,
+    "exponential": elementary.exp,
+    "exponential_minus_one": elementary.expm1,
+    "log": elementary.log,
+    "log_plus_one": elementary.log1p,
+    "logistic": elementary.sigmoid,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "tanh": elementary.tanh,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "sign": lambda x: np.where(x == 0, x, np.sign(x)),  # sign(-0) = -0, as specified
+    "round_nearest_even": np.rint,
+    "erf": elementary.erf,
+    "erfc": elementary.erfc,
+}
+"""Each float unary op as a float64 function (rounded once to the element type by
+:func:`_float_op`): the transcendentals from :mod:`mxdsl.numerics.elementary` (the same
+bits on every machine), the rest IEEE operations (``sqrt`` correctly rounded, ``rsqrt``
+``1 / sqrt`` in float64)."""
 
 
 def _total_order_key(a: np.ndarray) -> np.ndarray:
@@ -236,6 +255,13 @@ _REDUCERS: dict[str, Any] = {
 bools, logically)."""
 
 
+_IEEE_REDUCERS: dict[str, tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]] = {
+    "stablehlo.maximum": (minmax.reduce_maximum, minmax.maximum),
+    "stablehlo.minimum": (minmax.reduce_minimum, minmax.minimum),
+}
+"""Float max / min reductions: IEEE 754 (NaN propagates, -0 < +0), exact in the type."""
+
+
 def _reduce(op: shlo.ReduceOp, value: np.ndarray, init: np.ndarray) -> np.ndarray:
     body = op.compact_body()
     if body is None or body not in _REDUCERS:
@@ -247,13 +273,15 @@ def _reduce(op: shlo.ReduceOp, value: np.ndarray, init: np.ndarray) -> np.ndarra
     dtype = value.dtype
     axes = op.dims
     if body == "stablehlo.add" and is_float_dtype(dtype):
-        total = value.astype(np.float64).sum(axis=axes) + init.astype(np.float64)
-        return round_to(np.asarray(total, dtype=np.float64), dtype)
+        return round_to(np.asarray(odd_sum(value, axes, init)), dtype)
     ufunc = _REDUCERS[body]
     if dtype == np.bool_ and body in ("stablehlo.maximum", "stablehlo.add"):
         ufunc = np.logical_or
     if dtype == np.bool_ and body in ("stablehlo.minimum", "stablehlo.multiply"):
         ufunc = np.logical_and
+    if is_float_dtype(dtype) and body in _IEEE_REDUCERS:
+        reduce, combine = _IEEE_REDUCERS[body]
+        return np.asarray(combine(reduce(value, axes), init)).astype(dtype)
     if is_float_dtype(dtype) and body != "stablehlo.multiply":
         wide = ufunc.reduce(value.astype(np.float64), axis=axes)
         return round_to(np.asarray(ufunc(wide, init.astype(np.float64))), dtype)
@@ -353,8 +381,7 @@ class StableHloFunctions(InterpreterFunctions):
         lo, x, hi = args
         dtype = result_dtype(op.result)
         if is_float_dtype(dtype):
-            wide = np.minimum(np.maximum(x.astype(np.float64), lo.astype(np.float64)), hi)
-            return (round_to(np.asarray(wide, dtype=np.float64), dtype),)
+            return (minmax.minimum(minmax.maximum(x, lo), hi).astype(dtype),)
         return (np.minimum(np.maximum(x, lo), hi).astype(dtype),)
 
     @impl(shlo.SelectOp)
@@ -451,6 +478,22 @@ class StableHloFunctions(InterpreterFunctions):
             return (run_block_scaled_dot(op, tuple(args)),)
         except (ValueError, KeyError, TypeError) as err:
             raise OpInterpretationError(op, f"{BLOCK_SCALED_DOT}: {err}") from None
+
+    @impl(chlo.ErfOp)
+    def run_erf(self, interpreter: Interpreter, op: chlo.ErfOp, args: PythonValues) -> PythonValues:
+        return (_float_op(elementary.erf, result_dtype(op.result), args[0]),)
+
+    @impl(chlo.ErfcOp)
+    def run_erfc(
+        self, interpreter: Interpreter, op: chlo.ErfcOp, args: PythonValues
+    ) -> PythonValues:
+        return (_float_op(elementary.erfc, result_dtype(op.result), args[0]),)
+
+    @impl(chlo.SquareOp)
+    def run_square(
+        self, interpreter: Interpreter, op: chlo.SquareOp, args: PythonValues
+    ) -> PythonValues:
+        return (_float_op(np.square, result_dtype(op.result), args[0]),)
 
     @impl(shlo.CompositeOp)
     def run_composite(

@@ -384,14 +384,24 @@ def exact_sums(lhs_rows: np.ndarray, rhs_columns: np.ndarray) -> np.ndarray:
 
 def round_exact_sum(products: np.ndarray) -> np.ndarray:
     """The fp32 rounding of the exact row sums of ``products [n, K]`` (finite float64)."""
+    with np.errstate(over="ignore"):
+        return odd_exact_sum(products).astype(_F32)
+
+
+def odd_exact_sum(products: np.ndarray) -> np.ndarray:
+    """The exact row sums of ``products [n, K]`` (finite float64) as float64 rounded to
+    odd with at least 27 significant bits (a nonzero sum with bits below the kept ones has
+    its last kept bit set): rounding that once more to nearest even in any format of at
+    most 25 significand bits (fp32, f16, bf16, fp8) is the correct rounding of the exact
+    sum. An exact zero is +0."""
     n = products.shape[0]
     if n == 0:
-        return np.zeros(0, dtype=_F32)
+        return np.zeros(0, dtype=np.float64)
     mantissa, exponent = np.frexp(products)
     significand = np.ldexp(mantissa, FLOAT64_BITS).astype(np.int64)  # value = sig * 2**(e-53)
     nonzero = significand != 0
     if not nonzero.any():
-        return np.zeros(n, dtype=_F32)
+        return np.zeros(n, dtype=np.float64)
     lsb = exponent.astype(np.int64) - FLOAT64_BITS
     base = int(lsb[nonzero].min())
     offset = np.where(nonzero, lsb - base, 0)
@@ -399,7 +409,7 @@ def round_exact_sum(products: np.ndarray) -> np.ndarray:
     limb_count = limbs_needed // LIMB_BITS + 2
     limbs = _limb_sums(significand, offset, limb_count)
     negative = _normalize(limbs)
-    return _round_limbs(limbs, negative, base)
+    return _odd_limbs(limbs, negative, base)
 
 
 def _limb_sums(significand: np.ndarray, offset: np.ndarray, limb_count: int) -> np.ndarray:
@@ -445,13 +455,12 @@ def _normalize(limbs: np.ndarray) -> np.ndarray:
     return negative
 
 
-def _round_limbs(limbs: np.ndarray, negative: np.ndarray, base: int) -> np.ndarray:
-    """fp32 of ``(-1)**negative * sum limbs[t] * 2**(26 t + base)``: the two highest
-    nonzero limbs (27 to 52 bits: exact in float64) with the lowest bit set when any limb
-    below them is nonzero (round to odd), then one round to nearest even to fp32."""
+def _odd_limbs(limbs: np.ndarray, negative: np.ndarray, base: int) -> np.ndarray:
+    """float64 of ``(-1)**negative * sum limbs[t] * 2**(26 t + base)`` rounded to odd: the
+    two highest nonzero limbs (27 to 52 bits: exact in float64) with the lowest bit set
+    when any limb below them is nonzero. A zero sum is +0."""
     n, limb_count = limbs.shape
     nonzero = limbs != 0
-    any_nonzero = nonzero.any(axis=1)
     highest = limb_count - 1 - np.argmax(nonzero[:, ::-1], axis=1)
     rows = np.arange(n)
     upper = limbs[rows, highest]
@@ -461,10 +470,7 @@ def _round_limbs(limbs: np.ndarray, negative: np.ndarray, base: int) -> np.ndarr
     window = (upper << LIMB_BITS) | lower | sticky.astype(np.int64)
     exponent = LIMB_BITS * (highest - 1) + base
     magnitude = np.ldexp(window.astype(np.float64), exponent)
-    with np.errstate(over="ignore"):
-        rounded = magnitude.astype(_F32)
-    rounded[~any_nonzero] = 0.0
-    return np.where(negative, -rounded, rounded)
+    return np.where(negative, -magnitude, magnitude)
 
 
 CANONICAL_NAN_F32 = np.uint32(0x7FC0_0000)

@@ -39,7 +39,6 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Operation
-from xdsl.parser import Parser
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import (
     DiagnosticException,
@@ -49,6 +48,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.utils.lexer import Input, Span
 
+from mxdsl.dialects.hex_floats import HexFloatParser
 from mxdsl.extensions import Culprit, extension_at_fault
 from mxdsl.tools.signals import (
     INTERRUPTED_EXIT,
@@ -119,9 +119,10 @@ class ParseVerifyError(ParseError):
     its op: a verifier diagnostic for ``--verify-diagnostics``."""
 
 
-class LocatingParser(Parser):
+class LocatingParser(HexFloatParser):
     """A parser that remembers where each op begins in the input (a span per op: a line
-    and column are worked out only when wanted, see :func:`assign_locations`)."""
+    and column are worked out only when wanted, see :func:`assign_locations`); hex
+    elements of float ``dense<...>`` literals are bit patterns (``HexFloatParser``)."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         check_string_literals(text, name, line_offset)

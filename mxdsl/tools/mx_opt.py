@@ -50,6 +50,7 @@ from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mxdsl import __version__
+from mxdsl.dialects.hex_floats import HexFloatMLIRFrontend
 from mxdsl.extensions import load_multiverse
 from mxdsl.targets import DEFAULT_TARGET, TARGETS, use_target
 from mxdsl.tools import verify_diagnostics
@@ -239,6 +240,7 @@ class MxOptMain(xDSLOptMain):
     def register_all_frontends(self) -> None:
         for name, factory in self._multiverse().all_frontends.items():
             self.available_frontends.setdefault(name, factory)
+        self.available_frontends["mlir"] = _hex_float_mlir_frontend
 
     def register_all_passes(self) -> None:
         for name, factory in self._multiverse().all_passes.items():
@@ -359,6 +361,11 @@ class _TargetAction(argparse.Action):
                 f"{', '.join(TARGETS)}; or an output target: {', '.join(self.output_targets)})"
             )
         namespace.target = name
+
+
+def _hex_float_mlir_frontend() -> type[HexFloatMLIRFrontend]:
+    """xdsl-opt's MLIR frontend with hex float literals read as bit patterns."""
+    return HexFloatMLIRFrontend
 
 
 def _share_target_flag(parser: argparse.ArgumentParser, output_targets: Sequence[str]) -> None:

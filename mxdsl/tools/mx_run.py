@@ -146,8 +146,8 @@ def check_header(
         raise RunFailure(f"{problem}, got shape {shape} ({dtype})")
     if dtype.names is not None or dtype.hasobject:
         raise RunFailure(f"{problem}, got the structured dtype {dtype.descr}")
-    if dtype == expected:
-        return
+    if dtype == expected or {dtype, expected} == {np.dtype(np.bool_), np.dtype(np.uint8)}:
+        return  # the same dtype, or a truth value in the other spelling (_truth_value)
     carrier = _BIT_PATTERN_TYPES.get(expected)
     if carrier is not None and (
         dtype == carrier or (dtype.kind == "V" and dtype.itemsize == expected.itemsize)
@@ -165,14 +165,31 @@ def input_value(array: np.ndarray, tensor_type: TensorType, name: str) -> np.nda
     dtype = numpy_dtype(tensor_type.get_element_type())
     if array.dtype == dtype:
         return array
+    if (truth := _truth_value(array, dtype, name)) is not None:
+        return truth
     carrier = _BIT_PATTERN_TYPES[dtype]
-    bits = np.ascontiguousarray(array).view(carrier)
+    bits = _contiguous(array).view(carrier)
     if dtype == _FP4 and bits.size and int(bits.max()) > 0xF:
         raise RunFailure(
             f"{name}: f4E2M1FN bit patterns are 0..15 (one uint8 per element), got "
             f"{int(bits.max())}"
         )
     return bits.view(dtype)
+
+
+def _truth_value(array: np.ndarray, dtype: np.dtype[Any], name: str) -> np.ndarray | None:
+    """The one i1 convention (``docs/mx-run.md``): a truth value is a bool or a uint8
+    byte 0 / 1 at every level, so an ``i1`` argument takes 0 / 1 bytes and a ``ui8``
+    argument (what ``i1`` becomes at nisa and bir) takes bools."""
+    if dtype == np.bool_ and array.dtype == np.uint8:
+        if array.size and int(array.max()) > 1:
+            raise RunFailure(
+                f"{name}: an i1 value given as uint8 is 0 or 1, got {int(array.max())}"
+            )
+        return array != 0
+    if dtype == np.uint8 and array.dtype == np.bool_:
+        return array.astype(np.uint8)
+    return None
 
 
 def output_arrays(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
@@ -184,7 +201,13 @@ def output_arrays(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:
         return
     array = np.asarray(value)
     carrier = _BIT_PATTERN_TYPES.get(array.dtype)
-    yield name, (np.ascontiguousarray(array).view(carrier) if carrier is not None else array)
+    yield name, (_contiguous(array).view(carrier) if carrier is not None else array)
+
+
+def _contiguous(array: np.ndarray) -> np.ndarray:
+    """A C-contiguous ``array`` of the same shape (``np.ascontiguousarray`` makes a 0-d
+    array 1-d)."""
+    return np.ascontiguousarray(array).reshape(array.shape)
 
 
 def _leaves(name: str, value_type: Attribute) -> Iterator[tuple[str, Attribute]]:

@@ -581,3 +581,36 @@ def test_alloc_sentinel_is_the_quiet_nan_of_each_float_dtype(element_type, word,
     buffer = uninitialized((3, 5, 7), types[element_type])
     assert buffer.shape == (3, 5, 7)
     assert (buffer.view(word) == bits).all()
+
+
+def test_alu_maximum_minimum_order_signed_zeros():
+    """The ALU's maximum / minimum are IEEE 754's (docs/numerics.md): -0 < +0 whatever
+    the operand order, NaN propagates; in tensor_tensor and in tensor_reduce."""
+    a = np.array([[0.0, -0.0, -0.0, np.nan], [-0.0, 0.0, 0.0, 1.0]], np.float32)
+    b = np.array([[-0.0, 0.0, -0.0, 1.0], [-0.0, -0.0, 0.0, np.nan]], np.float32)
+    t = sb("2x4")
+    signs = {}
+    for alu in ("maximum", "minimum"):
+        body = (
+            load("a", "2x4")
+            + load("b", "2x4")
+            + f"  %d = memref.alloc() : {t}\n  nisa.tensor_tensor %d, {alu} %a, %b : {t}, {t}, {t}\n"
+            + store("d", "2x4")
+        )
+        h = hbm("2x4")
+        *_, out = run(body, f"%a_h: {h}, %b_h: {h}, %out: {h}", a, b, np.zeros((2, 4), np.float32))
+        assert np.isnan(out[:, 3]).all()
+        signs[alu] = np.signbit(out[:, :3]).tolist()
+    assert signs["maximum"] == [[False, False, True], [True, False, False]]
+    assert signs["minimum"] == [[True, True, True], [True, True, False]]
+    x = np.array([[0.0, -0.0, -0.0, 0.0], [-0.0, -0.0, -0.0, -0.0]], np.float32)
+    for alu, expected in (("maximum", [False, True]), ("minimum", [True, True])):
+        body = load("x", "2x4") + (
+            f"  %d = memref.alloc() : {sb('2x1')}\n"
+            f"  nisa.tensor_reduce %d, {alu} %x axes [1] : {sb('2x1')}, {sb('2x4')}\n"
+            + store("d", "2x1")
+        )
+        _, out = run(
+            body, f"%x_h: {hbm('2x4')}, %out: {hbm('2x1')}", x, np.zeros((2, 1), np.float32)
+        )
+        assert np.signbit(out[:, 0]).tolist() == expected, alu

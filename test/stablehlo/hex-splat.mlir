@@ -1,10 +1,11 @@
 // MLIR prints a non-finite float splat by its bit pattern (JAX's max-reduce init is
 // dense<0xFF80> : tensor<bf16>, -inf). stablehlo.constant reads it as bits (xDSL 0.75's
 // dense parser would read the hex digits as the value 65408), prints it back, and
-// mx-run gives -inf. (The generic form goes through xDSL's parser and is not fixed.)
+// mx-run gives -inf; the generic form too (hex-literals.mlir: non-splat literals).
 
 // RUN: mx-opt %s | filecheck %s
 // RUN: mx-opt %s | mx-opt | filecheck %s
+// RUN: mx-opt %s --print-op-generic | mx-opt | filecheck %s
 // RUN: mx-run %s --print-values | filecheck %s --check-prefix=VAL
 // RUN: mx-run %s --symbol reduce --print-values | filecheck %s --check-prefix=REDUCE
 

@@ -1,10 +1,8 @@
 // The files JAX 0.10.2 wrote (examples/stablehlo, see generate.py there) parse, print,
 // and print again unchanged with mx-opt, and plain xdsl-opt prints the same (the
 // stablehlo dialect is in the universe; checked on two files). The generic form
-// round-trips too (checked on one file), except for
-// dense<0xff80> hex float splats (the -inf reduce init), which xDSL 0.75's generic
-// parser reads as the integer 65408 (docs/stablehlo.md): the scaled_matmul files have
-// none, and for the others the custom form is checked.
+// round-trips too, hex float splats (the -inf reduce init, dense<0xff80>) included:
+// mx-opt reads a hex float element as its bits in either syntax (docs/stablehlo.md).
 
 // RUN: mx-opt %examples/stablehlo/scaled_dot_general_mxfp8_batched_e5m2_bf16.mlir -o %t.scaled_dot_general_mxfp8_batched_e5m2_bf16.1.mlir
 // RUN: mx-opt %t.scaled_dot_general_mxfp8_batched_e5m2_bf16.1.mlir | diff %t.scaled_dot_general_mxfp8_batched_e5m2_bf16.1.mlir -
@@ -27,6 +25,7 @@
 // RUN: xdsl-opt %examples/stablehlo/scaled_matmul_cuda_e4m3fn_f32.mlir | diff %t.scaled_matmul_cuda_e4m3fn_f32.1.mlir -
 // RUN: xdsl-opt %examples/stablehlo/scaled_dot_general_mxfp8_unbatched_f32.mlir | diff %t.scaled_dot_general_mxfp8_unbatched_f32.1.mlir -
 // RUN: mx-opt --print-op-generic %examples/stablehlo/scaled_matmul_rocm_e5m2_bf16.mlir | mx-opt | diff %t.scaled_matmul_rocm_e5m2_bf16.1.mlir -
+// RUN: mx-opt --print-op-generic %examples/stablehlo/scaled_dot_general_mxfp8_unbatched_f32.mlir | mx-opt | diff %t.scaled_dot_general_mxfp8_unbatched_f32.1.mlir -
 // RUN: filecheck %s --check-prefix=CUDA < %t.scaled_matmul_cuda_e4m3fn_f32.1.mlir
 // RUN: filecheck %s --check-prefix=ROCM < %t.scaled_matmul_rocm_e5m2_bf16.1.mlir
 // RUN: filecheck %s --check-prefix=SDG < %t.scaled_dot_general_mxfp8_unbatched_f32.1.mlir

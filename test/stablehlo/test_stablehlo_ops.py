@@ -319,3 +319,110 @@ def test_errors_are_located() -> None:
             np.zeros(2, np.float32),
             np.array(0, np.float32),
         )
+
+
+def test_hex_float_literals_are_bit_patterns_in_either_syntax() -> None:
+    """Hex elements of non-splat float literals are bits (custom and generic syntax)."""
+    t = "tensor<2xf32>, tensor<2xbf16>, tensor<2xf8E4M3FN>, tensor<2xf16>"
+    body = (
+        "  %0 = stablehlo.constant dense<[0x7FC00000, 0x7F800000]> : tensor<2xf32>\n"
+        '  %1 = "stablehlo.constant"() <{value = dense<[0xFF80, 1.0]> : tensor<2xbf16>}> : () -> tensor<2xbf16>\n'
+        "  %2 = stablehlo.constant dense<[0x7F, -2.0]> : tensor<2xf8E4M3FN>\n"
+        '  %3 = "stablehlo.constant"() <{value = dense<[2.5, 0xFC00]> : tensor<2xf16>}> : () -> tensor<2xf16>\n'
+        f"  func.return %0, %1, %2, %3 : {t}"
+    )
+    f32, bf16, e4m3, f16 = run(f"() -> ({t})", body)
+    assert f32.view(np.uint32).tolist() == [0x7FC00000, 0x7F800000]
+    assert bf16.view(np.uint16).tolist() == [0xFF80, 0x3F80]
+    assert e4m3.view(np.uint8).tolist() == [0x7F, 0xC0]  # NaN; -2 = sign, exp 8, mant 0
+    assert f16.view(np.uint16).tolist() == [0x4100, 0xFC00]
+
+
+def test_masked_softmax_as_jax_writes_it() -> None:
+    """jax.nn.softmax(s + jnp.asarray([0, 0, -inf, -inf])), s = [1, 2, 3, 4], against
+    a float64 numpy softmax of the unmasked entries."""
+    t = "tensor<4xf32>"
+    body = f"""
+  %mask = stablehlo.constant dense<[0.000000e+00, 0.000000e+00, 0xFF800000, 0xFF800000]> : {t}
+  %x = stablehlo.add %s, %mask : {t}
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0] : ({t}, tensor<f32>) -> tensor<f32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [] : (tensor<f32>) -> {t}
+  %d = stablehlo.subtract %x, %mb : {t}
+  %e = stablehlo.exponential %d : {t}
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [0] : ({t}, tensor<f32>) -> tensor<f32>
+  %sb = stablehlo.broadcast_in_dim %sum, dims = [] : (tensor<f32>) -> {t}
+  %r = stablehlo.divide %e, %sb : {t}
+  func.return %r : {t}"""
+    s = np.array([1, 2, 3, 4], np.float32)
+    result = one(f"(%s: {t}) -> {t}", body, s)
+    live = np.exp(s[:2].astype(np.float64))
+    expected = np.concatenate([live / live.sum(), [0.0, 0.0]])
+    np.testing.assert_allclose(result, expected, rtol=2e-7)
+    assert result[2:].view(np.uint32).tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("t", ["f32", "bf16", "f16", "f8E4M3FN", "f8E5M2"])
+def test_maximum_minimum_order_signed_zeros(t: str) -> None:
+    """IEEE 754 maximum / minimum: -0 < +0 in either operand order, and NaN propagates;
+    elementwise, in clamp and as reduce bodies."""
+    dtype = {"f32": np.float32, "bf16": BF16, "f16": np.float16}.get(
+        t, {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}.get(t)
+    )
+    a = np.array([0.0, -0.0, -0.0, 0.0, np.nan, 1.0], np.float64).astype(dtype)
+    b = np.array([-0.0, 0.0, -0.0, 0.0, 1.0, np.nan], np.float64).astype(dtype)
+    tt = f"tensor<6x{t}>"
+    hi, lo = binary("maximum", tt, a, b), binary("minimum", tt, a, b)
+    assert np.signbit(hi.astype(np.float32)).tolist()[:4] == [False, False, True, False]
+    assert np.signbit(lo.astype(np.float32)).tolist()[:4] == [True, True, True, False]
+    assert np.isnan(hi.astype(np.float32)[4:]).all() and np.isnan(lo.astype(np.float32)[4:]).all()
+    z = np.array([0.0, -0.0], np.float64).astype(dtype)
+    zeros = np.stack([z, z[::-1]])  # rows [+0, -0] and [-0, +0]
+    big = float(ml_dtypes.finfo(dtype).max)
+    for body, sign in (("maximum", False), ("minimum", True)):
+        r = one(
+            f"(%a: tensor<2x2x{t}>, %i: tensor<{t}>) -> tensor<2x{t}>",
+            f"  %r = stablehlo.reduce(%a init: %i) applies stablehlo.{body} across dimensions = [1] : (tensor<2x2x{t}>, tensor<{t}>) -> tensor<2x{t}>\n  func.return %r : tensor<2x{t}>",
+            zeros,
+            np.array(big if sign else -big, np.float64).astype(dtype),  # no inf in e4m3fn
+        )
+        assert np.signbit(r.astype(np.float32)).tolist() == [sign, sign], body
+    clamped = one(
+        f"(%l: tensor<{t}>, %x: tensor<2x{t}>, %h: tensor<{t}>) -> tensor<2x{t}>",
+        f"  %r = stablehlo.clamp %l, %x, %h : (tensor<{t}>, tensor<2x{t}>, tensor<{t}>) -> tensor<2x{t}>\n  func.return %r : tensor<2x{t}>",
+        np.array(-0.0, np.float64).astype(dtype),
+        z,
+        np.array(0.0, np.float64).astype(dtype),
+    )
+    # clamp(-0, x, +0) = min(max(x, -0), +0): +0 stays +0, -0 stays -0
+    assert np.signbit(clamped.astype(np.float32)).tolist() == [False, True]
+
+
+def test_float_reduce_add_is_the_exact_sum_rounded_once() -> None:
+    """bf16 [256, 1, 1] over the minor dim: the exact sum 258 is a bf16 (a left-to-right
+    bf16 fold ties 257 to 256 twice); f32 [1, 2^-24, 2^-60]: above the tie, 1 + 2^-23."""
+    x = np.array([[256.0, 1.0, 1.0], [-0.0, -0.0, -0.0]], BF16)
+    r = one(
+        "(%a: tensor<2x3xbf16>, %i: tensor<bf16>) -> tensor<2xbf16>",
+        "  %r = stablehlo.reduce(%a init: %i) applies stablehlo.add across dimensions = [1] : (tensor<2x3xbf16>, tensor<bf16>) -> tensor<2xbf16>\n  func.return %r : tensor<2xbf16>",
+        x,
+        np.array(-0.0, BF16),
+    )
+    assert r.view(np.uint16).tolist() == [0x4381, 0x0000]  # 258 = 1.0000001b x 2^8; +0
+    y = np.array([1.0, 2.0**-24, 2.0**-60], np.float32)
+    s = one(
+        "(%a: tensor<3xf32>, %i: tensor<f32>) -> tensor<f32>",
+        "  %r = stablehlo.reduce(%a init: %i) applies stablehlo.add across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>\n  func.return %r : tensor<f32>",
+        y,
+        np.array(0.0, np.float32),
+    )
+    assert s.view(np.uint32) == 0x3F800001
+
+
+def test_sign_keeps_the_sign_of_zero() -> None:
+    """StableHLO's sign: -1 / -0 / +0 / 1 / NaN (numpy's np.sign(-0.0) is +0)."""
+    x = np.array([-2.5, -0.0, 0.0, 3.0, np.nan], np.float32)
+    s = unary("sign", "tensor<5xf32>", x)
+    assert s.view(np.uint32).tolist()[:4] == [0xBF800000, 0x80000000, 0x00000000, 0x3F800000]
+    assert np.isnan(s[4])

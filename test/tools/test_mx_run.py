@@ -331,3 +331,77 @@ def test_the_console_script(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "custom call target 'VendorThing'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+ZERO_D = """
+func.func @main(%a: tensor<bf16>, %b: tensor<f8E4M3FN>, %c: tensor<f8E5M2>)
+    -> (tensor<bf16>, tensor<f8E4M3FN>, tensor<f8E5M2>) {
+  %na = stablehlo.negate %a : tensor<bf16>
+  func.return %na, %b, %c : tensor<bf16>, tensor<f8E4M3FN>, tensor<f8E5M2>
+}
+"""
+
+
+@pytest.mark.parametrize("as_bits", [True, False])
+def test_zero_d_narrow_floats_keep_shape_in_inputs_and_outputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], as_bits: bool
+) -> None:
+    """0-d bf16 / fp8 values stay 0-d, read as bit patterns or as saved ml_dtypes arrays,
+    and written as 0-d bit patterns."""
+    a = np.array(1.5, BF16)  # 0x3FC0
+    b = np.array(-2.0, ml_dtypes.float8_e4m3fn)  # 0xC0
+    c = np.array(0.5, ml_dtypes.float8_e5m2)  # 0x38
+    c = c.view(np.uint8)  # numpy writes a saved e5m2 array's dtype as '<f1', unreadable
+    if as_bits:
+        a, b = a.view(np.uint16), b.view(np.uint8)
+    np.savez(tmp_path / "in.npz", arg0=a, arg1=b, arg2=c)
+    out = tmp_path / "out.npz"
+    code, text, err = mx_run(
+        capsys, write(tmp_path, "z.mlir", ZERO_D), "--inputs", tmp_path / "in.npz", "-o", out
+    )
+    assert (code, err) == (0, "")
+    saved = np.load(out)
+    assert [saved[k].shape for k in ("result0", "result1", "result2")] == [(), (), ()]
+    assert int(saved["result0"]) == 0xBFC0
+    assert saved["result0"].dtype == np.uint16
+    assert (int(saved["result1"]), int(saved["result2"])) == (0xC0, 0x38)
+    assert "result0: tensor<bf16> shape=() dtype=bfloat16" in text
+
+
+I1_SELECT = """
+func.func @main(%p: tensor<4x8xi1>, %a: tensor<4x8xf32>, %b: tensor<4x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %r = stablehlo.select %p, %a, %b : tensor<4x8xi1>, tensor<4x8xf32>
+  %c = stablehlo.convert %p : (tensor<4x8xi1>) -> tensor<4x8xf32>
+  func.return %r, %c : tensor<4x8xf32>, tensor<4x8xf32>
+}
+"""
+
+
+def test_one_i1_convention_at_every_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An i1 argument is a bool or a 0 / 1 uint8 at stablehlo, nisa (where it is a ui8
+    tile) and bir: one .npz of either runs at every level with the same results, which
+    are select / convert of the truth values (numpy)."""
+    program = write(tmp_path, "p.mlir", I1_SELECT)
+    rng = np.random.default_rng(4)
+    p = rng.integers(0, 2, (4, 8)).astype(bool)
+    a = rng.standard_normal((4, 8)).astype(np.float32)
+    b = rng.standard_normal((4, 8)).astype(np.float32)
+    lower = "import-stablehlo,lower-hlo-to-nisa"
+    for name, truth in (("bool", p), ("bytes", p.astype(np.uint8))):
+        np.savez(tmp_path / f"{name}.npz", arg0=truth, arg1=a, arg2=b)
+        for passes in ((), ("-p", lower), ("-p", lower + ",lower-nisa-to-bir")):
+            out = tmp_path / "out.npz"
+            code, _, err = mx_run(
+                capsys, program, *passes, "--inputs", tmp_path / f"{name}.npz", "-o", out
+            )
+            assert (code, err) == (0, ""), (name, passes)
+            saved = np.load(out)
+            assert (saved["result0"] == np.where(p, a, b)).all(), (name, passes)
+            assert (saved["result1"] == p.astype(np.float32)).all(), (name, passes)
+    np.savez(tmp_path / "two.npz", arg0=p.astype(np.uint8) * 2, arg1=a, arg2=b)
+    code, _, err = mx_run(capsys, program, "--inputs", tmp_path / "two.npz")
+    assert code == 1
+    assert "arg0: an i1 value given as uint8 is 0 or 1, got 2" in err

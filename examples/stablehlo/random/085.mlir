@@ -1,0 +1,11 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4x8xbf16>, %arg1: tensor<4x8xbf16>) -> (tensor<4x8xbf16> {jax.result_info = "result"}) {
+    %0 = stablehlo.compare GT, %arg0, %arg1, FLOAT : (tensor<4x8xbf16>, tensor<4x8xbf16>) -> tensor<4x8xi1>
+    %1 = call @_where(%0, %arg0, %arg1) : (tensor<4x8xi1>, tensor<4x8xbf16>, tensor<4x8xbf16>) -> tensor<4x8xbf16>
+    return %1 : tensor<4x8xbf16>
+  }
+  func.func private @_where(%arg0: tensor<4x8xi1>, %arg1: tensor<4x8xbf16>, %arg2: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+    %0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<4x8xi1>, tensor<4x8xbf16>
+    return %0 : tensor<4x8xbf16>
+  }
+}
