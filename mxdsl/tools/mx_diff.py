@@ -131,12 +131,18 @@ def _dialects(records: list[TraceRecord]) -> set[str]:
     return {r.op.split(".")[0] for r in records}
 
 
+def _op_key(record: TraceRecord) -> tuple[object, ...]:
+    value = record.value
+    return (record.op, record.what, value.shape, value.dtype.name)
+
+
 def align(a: list[TraceRecord], b: list[TraceRecord], mode: str) -> list[tuple[int, int]]:
     """Pairs of indices into ``a`` and ``b``, in ``a``'s program order.
 
     * named records pair by name;
     * ``op``: each core's op records in program order, matched as ``difflib`` matches
-      lines (an inserted or removed op shifts nothing else);
+      lines, a line being the op name, which value, shape and dtype (an inserted or
+      removed op shifts nothing else);
     * ``source``: by source location: for each (core, source location) the last record,
       the value that completes that source op (a lowered op's tiles write it piece by
       piece);
@@ -155,8 +161,8 @@ def align(a: list[TraceRecord], b: list[TraceRecord], mode: str) -> list[tuple[i
         for core in sorted({r.core for _, r in ua}):
             ca = [(i, r) for i, r in ua if r.core == core]
             cb = [(j, r) for j, r in ub if r.core == core]
-            keys_a = [(r.op, r.what) for _, r in ca]
-            keys_b = [(r.op, r.what) for _, r in cb]
+            keys_a = [_op_key(r) for _, r in ca]
+            keys_b = [_op_key(r) for _, r in cb]
             matcher = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False)
             for block in matcher.get_matching_blocks():
                 for k in range(block.size):
