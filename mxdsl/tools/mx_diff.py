@@ -232,6 +232,8 @@ class Finding:
             f"  first at index {d.first}: {_element(self.a.value, d.first)} and "
             f"{_element(self.b.value, d.first)}"
         )
+        if self.a.name.startswith("block") and d.first:
+            out.append(f"  in {self.a.name.split('.')[0]}, 128-row tile {d.first[0] // 128}")
         return out
 
 

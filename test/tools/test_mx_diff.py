@@ -248,3 +248,53 @@ def test_trace_filter_items() -> None:
     for bad in ("a b", "9-3"):
         with pytest.raises(ValueError, match="--trace-filter"):
             TraceFilter.parse([bad])
+
+
+def test_moe_trace_names_the_block_and_tile_of_a_swapped_tile(tmp_path: Path) -> None:
+    """mx-moe run --trace against the golden block by block; then the kernel's trace
+    with two 128-row tiles of block 1's down projection swapped (as a kernel storing a
+    tile at the wrong offset would leave it): mx-diff names block 1, tile 0."""
+    from mxdsl.tools import mx_moe
+
+    prefix = tmp_path / "moe"
+    argv = ["run", "--implementation", "shard_on_i", "--checkpoint", "--tokens", "20"]
+    argv += ["--experts", "2", "--no-progress", "--trace", str(prefix)]
+    assert mx_moe.main(argv, io.StringIO()) == 0
+    kernel, golden = f"{prefix}.kernel.npz", f"{prefix}.golden.npz"
+    code, out, _ = run_diff(kernel, golden, "--rtol", "0.01", "--atol", "0.01")
+    assert code == 0, out
+    trace = mx_diff.read_side(kernel)
+    down = next(r for r in trace.records if r.name == "block1.down")
+    tiles = down.value.copy()
+    assert tiles.shape[0] >= 256
+    down.value[:128], down.value[128:256] = tiles[128:256], tiles[:128]
+    swapped = Trace()
+    for r in trace.records:
+        swapped.add(r)
+    with open(tmp_path / "swapped.npz", "wb") as stream:
+        swapped.save(stream)
+    code, out, _ = run_diff(tmp_path / "swapped.npz", golden, "--rtol", "0.01", "--atol", "0.01")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[1].endswith("moe [block1.down] block1.down core 0")
+    assert lines[-1] == "  in block1, 128-row tile 0"
+
+
+def test_traced_moe_kernel_changes_no_output_bit(tmp_path: Path) -> None:
+    from mxdsl.tools import mx_moe
+
+    ir, inputs = tmp_path / "moe.mlir", tmp_path / "in.npz"
+    argv = ["emit", "--implementation", "shard_on_block", "--tokens", "8", "--experts", "2"]
+    assert mx_moe.main([*argv, "-o", str(ir), "--write-inputs", str(inputs)], io.StringIO()) == 0
+    run = [str(ir), "--inputs", str(inputs), "--cores", "2", "--quiet"]  # the fast path
+    assert mx_run.main([*run, "-o", str(tmp_path / "a.npz")], io.StringIO()) == 0
+    traced = [*run, "-o", str(tmp_path / "b.npz"), "--trace", str(tmp_path / "t.npz")]
+    assert mx_run.main([*traced, "--trace-filter", "nisa.activation"], io.StringIO()) == 0
+    with np.load(tmp_path / "a.npz") as a, np.load(tmp_path / "b.npz") as b:
+        assert a.files == b.files
+        for key in a.files:
+            assert a[key].tobytes() == b[key].tobytes()
+    loaded = mx_diff.read_side(str(tmp_path / "t.npz"))
+    ops = {r.op for r in loaded.records if not r.name}
+    assert ops == {"nisa.activation"}
+    assert {r.core for r in loaded.records if not r.name} == {0, 1}
