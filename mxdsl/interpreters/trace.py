@@ -229,6 +229,7 @@ class TraceRecorder(Interpreter.Listener):
         self.trace = trace
         self.core = core
         self.locate = locate
+        self.interpreter: Interpreter | None = None  # set by bind_recorders (bir ops)
         self._args: list[PythonValues | None] = []
         self._plans: dict[Operation, tuple[tuple[int, ...], str, str] | None] = {}
 
@@ -240,7 +241,8 @@ class TraceRecorder(Interpreter.Listener):
             location = self.locate(op) if self.locate is not None else ""
             source = location_text(op.location)
             if self.trace.filter.accepts(op.name, location, source):
-                plan = (written_operands(op) or (), location, source)
+                written = (-1,) if _writes_pattern(op) else (written_operands(op) or ())
+                plan = (written, location, source)
         self._plans[op] = plan
         return plan
 
@@ -255,7 +257,9 @@ class TraceRecorder(Interpreter.Listener):
             return
         written, location, source = plan
         values: list[tuple[str, Any]]
-        if args is not None:
+        if written == (-1,):
+            values = [("dst", self._pattern_value(op, args))]
+        elif args is not None:
             values = [(_operand_name(op, i), args[i]) for i in written]
         else:
             values = [
@@ -268,6 +272,27 @@ class TraceRecorder(Interpreter.Listener):
                 self.trace.add(
                     TraceRecord(op.name, location, source, self.core, what, value.copy())
                 )
+
+    def _pattern_value(self, op: Operation, args: PythonValues | None) -> Any:
+        if self.interpreter is None or args is None:
+            return None
+        from mxdsl.interpreters.bir import destination_value
+
+        return destination_value(self.interpreter, op, args)
+
+
+def _writes_pattern(op: Operation) -> bool:
+    """A bir instruction writing one ``dst`` access pattern (read back after it)."""
+    return op.name.startswith("bir.") and op.name != "bir.dma_indirect" and "dst" in op.properties
+
+
+def bind_recorders(interpreter: Interpreter) -> Interpreter:
+    """Tell ``interpreter``'s trace recorders which interpreter they record (bir
+    instructions are read back from its machine); returns it."""
+    for listener in interpreter.listeners:
+        if isinstance(listener, TraceRecorder):
+            listener.interpreter = interpreter
+    return interpreter
 
 
 def _operand_name(op: Operation, index: int) -> str:
@@ -392,6 +417,7 @@ __all__ = [
     "TraceFilter",
     "TraceRecord",
     "TraceRecorder",
+    "bind_recorders",
     "dtype_named",
     "estimate_trace_bytes",
     "load_trace",

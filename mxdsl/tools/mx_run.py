@@ -61,7 +61,13 @@ from mxdsl.interpreters import (
     round_to,
 )
 from mxdsl.interpreters.fast_path import NO_FAST_PATH_ENV, fast_path_option
-from mxdsl.interpreters.trace import Trace, TraceFilter, TraceRecord, estimate_trace_bytes
+from mxdsl.interpreters.trace import (
+    Trace,
+    TraceFilter,
+    TraceRecord,
+    bind_recorders,
+    estimate_trace_bytes,
+)
 from mxdsl.targets import DEFAULT_TARGET, TARGETS, use_target
 from mxdsl.tools.diagnostics import (
     TRACEBACK_ENV,
@@ -770,11 +776,13 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
 
             try:
                 results = run_spmd(
-                    lambda ls: make_interpreter(
-                        module,
-                        ctx,
-                        listeners=[*([tracker] if args.cores == 1 else []), *ls, *listeners()],
-                        fast_path=fast,
+                    lambda ls: bind_recorders(
+                        make_interpreter(
+                            module,
+                            ctx,
+                            listeners=[*([tracker] if args.cores == 1 else []), *ls, *listeners()],
+                            fast_path=fast,
+                        )
                     ),
                     func,
                     inputs,
@@ -783,8 +791,8 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
             except SpmdError as err:
                 raise RunFailure(str(err)) from None
         else:
-            interpreter = make_interpreter(
-                module, ctx, listeners=[tracker, *listeners()], fast_path=fast
+            interpreter = bind_recorders(
+                make_interpreter(module, ctx, listeners=[tracker, *listeners()], fast_path=fast)
             )
             results = interpreter.call_op(func, inputs)
     except (RunFailure, InterpreterDiscoveryError) as err:

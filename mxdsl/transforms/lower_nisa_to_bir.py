@@ -974,12 +974,14 @@ class _FunctionLowering:
             term = value
             if coefficient != 1:
                 mul = arith.MuliOp(value, self.constant(coefficient))
+                mul.location = before.location
                 Rewriter.insert_op(mul, InsertPoint.before(before))
                 term = mul.result
             if total is None:
                 total = term
             else:
                 add = arith.AddiOp(total, term)
+                add.location = before.location
                 Rewriter.insert_op(add, InsertPoint.before(before))
                 total = add.result
         return total

@@ -28,6 +28,7 @@ from mxdsl.interpreters import make_interpreter
 from mxdsl.interpreters.trace import Trace, TraceFilter
 from mxdsl.tools import mx_diff, mx_run
 from mxdsl.tools.diagnostics import parse_located
+from mxdsl.transforms.lower_hlo_to_nisa import LowerHloToNisaPass
 
 ROOT = Path(__file__).resolve().parents[2]
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -168,49 +169,78 @@ def test_trace_changes_no_output_bit(tmp_path: Path) -> None:
 
 
 @dataclass(frozen=True)
-class DropScale(ModulePass):
-    """A faulty lowering step: forgets to load the MX scales the matmuls read (erases
-    the DMAs that fill SBUF E8M0 tiles from HBM)."""
+class LowerDroppingScale(ModulePass):
+    """A faulty lower-hlo-to-nisa: lowers, then forgets to load the MX scales the
+    matmuls read (erases the DMAs that fill SBUF E8M0 tiles from HBM)."""
 
-    name = "drop-scale"
+    name = "lower-hlo-to-nisa-dropping-scale"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        LowerHloToNisaPass().apply(ctx, op)
         for candidate in list(op.walk()):
             if candidate.name != "nisa.dma_copy":
                 continue
             dst = candidate.operands[0].type
             assert isinstance(dst, builtin.MemRefType)
-            if isinstance(dst.get_element_type(), builtin.Float8E8M0FNUType) and "sbuf" in str(
-                dst.memory_space
-            ):
+            scale = isinstance(dst.get_element_type(), builtin.Float8E8M0FNUType)
+            if scale and "sbuf" in str(dst.memory_space):
                 candidate.detach()
                 candidate.erase()
 
 
-def test_pipeline_names_the_pass_that_drops_a_scale(
+def test_pipeline_names_the_lowering_that_drops_a_scale(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """The lowered ops carry their hlo op's location, so the hlo run before the faulty
+    lowering and the nisa run after it align by source line: the scaled matmul of
+    line 17 is named."""
     real = mx_run.load_multiverse
 
     def with_fault(*args: object, **kwargs: object):  # noqa: ANN202
         universe = real(*args, **kwargs)  # pyright: ignore[reportArgumentType]
-        universe.all_passes["drop-scale"] = lambda: DropScale
+        universe.all_passes[LowerDroppingScale.name] = lambda: LowerDroppingScale
         return universe
 
     monkeypatch.setattr(mx_run, "load_multiverse", with_fault)
     example = ROOT / "examples" / "mx_matmul_small.mlir"
-    pipeline = "legalize-quantize-mx,legalize-scaled-matmul,lower-hlo-to-nisa,drop-scale"
+    legalize = "legalize-quantize-mx,legalize-scaled-matmul"
     plot = tmp_path / "diff.png"
-    code, out, err = run_diff("--pipeline", pipeline, example, "--plot", plot)
+    code, out, err = run_diff(
+        "--pipeline", f"{legalize},{LowerDroppingScale.name}", example, "--plot", plot
+    )
     assert (code, err) == (1, "")
     lines = out.splitlines()
-    assert lines[0] == "the outputs change after pass 4: drop-scale"
+    assert lines[0] == f"the outputs change after pass 3: {LowerDroppingScale.name}"
     assert lines[1].startswith("first difference:")
-    assert "nisa.nc_matmul_mx dst" in lines[2]
+    # made by legalize-scaled-matmul from the hlo op of line 17, whose location it keeps
+    assert "hlo.custom_call result0 (source " in lines[2]
+    assert lines[2].endswith("mx_matmul_small.mlir:17:3) core 0")
+    assert lines[3].startswith("  after lower-hlo-to-nisa-dropping-scale: nisa.")
+    assert "(source " in lines[3]
+    assert "mx_matmul_small.mlir:17:3) core 0" in lines[3]
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    code, out, _ = run_diff("--pipeline", pipeline.removesuffix(",drop-scale"), example)
+    full = f"{legalize},lower-hlo-to-nisa,lower-nisa-to-bir"
+    code, out, _ = run_diff("--pipeline", full, example)
     assert code == 0
-    assert out == "the outputs are the same after each of the 3 passes\n"
+    assert out == "the outputs are the same after each of the 4 passes\n"
+
+
+def test_levels_align_by_source_location(tmp_path: Path) -> None:
+    """An hlo run and the bir run of its lowering: the lowered instructions carry the
+    hlo ops' locations, and the values that complete each aligned op agree."""
+    example = str(ROOT / "examples" / "mx_matmul_small.mlir")
+    legalize = "legalize-quantize-mx,legalize-scaled-matmul"
+    hlo, bir = tmp_path / "hlo.npz", tmp_path / "bir.npz"
+    assert mx_run.main([example, "--quiet", "-p", legalize, "--trace", str(hlo)]) == 0
+    lowered = f"{legalize},lower-hlo-to-nisa,lower-nisa-to-bir"
+    assert mx_run.main([example, "--quiet", "-p", lowered, "--trace", str(bir)]) == 0
+    records = mx_diff.read_side(str(bir)).records
+    ops = [r for r in records if not r.name]
+    assert {r.op.split(".")[0] for r in ops} == {"bir"}
+    assert all(r.source.endswith(("mlir:11:3", "mlir:12:3", "mlir:17:3", "mlir:18:3")) for r in ops)
+    code, out, _ = run_diff(hlo, bir)
+    assert code == 0
+    assert out == "no difference in 8 aligned values\n"  # two matmuls, six outputs
 
 
 def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
