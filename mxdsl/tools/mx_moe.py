@@ -304,6 +304,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
         )
     emit.add_argument("-o", "--output", metavar="FILE", help="write the IR here (default stdout)")
     emit.add_argument(
+        "--debuginfo",
+        action="store_true",
+        help="print each op's loc(...): the builder line and named region (gate, up, act, "
+        "down, scatter) it comes from",
+    )
+    emit.add_argument(
         "--write-inputs",
         metavar="IN.npz",
         help="also write seeded routed inputs (arg0, ...) for mx-run --inputs",
@@ -779,7 +785,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         if args.write_inputs:
             check_memory(kernel, args)
         inputs = seeded_inputs(kernel, args) if args.write_inputs else None
-        text = (header(kernel, args) + kernel.text() + "\n").encode("utf-8")
+        text = (header(kernel, args) + kernel.text(args.debuginfo) + "\n").encode("utf-8")
         if inputs is not None:
             arrays = _npz_arrays(kernel, inputs.arrays)
             write_atomically(args.write_inputs, lambda stream: savez(stream, arrays))

@@ -990,6 +990,8 @@ class _FunctionLowering:
         if (known := self.constants.get(value)) is None:
             op = arith.ConstantOp.from_int_and_width(value, IndexType())
             op.result.name_hint = f"c{value}"
+            if self.current is not None:  # the first op that needed it
+                op.location = self.current.location
             entry = self.function.body.blocks[0]
             if self.anchor is not None:
                 entry.insert_op_after(op, self.anchor)
