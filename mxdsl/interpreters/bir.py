@@ -553,6 +553,28 @@ def _region(
     return Region(op, role, ap, memory, partition_offset + partitions, moved_bytes, core)
 
 
+def destination_value(interpreter: Interpreter, op: Operation, args: PythonValues) -> Any:
+    """What ``op`` wrote to its ``dst`` access pattern, read back after it ran (a copy,
+    ``[partitions, elements]``), for value traces; None for an op without a single
+    ``dst`` pattern (``dma_indirect``'s indexed side, ops writing no pattern)."""
+    ap = op.properties.get("dst")
+    if not isinstance(ap, AccessPatternAttr) or isinstance(op, bir.DmaIndirectOp):
+        return None
+    if isinstance(op, bir.DmaOp):
+        region = _region(
+            interpreter,
+            op,
+            "dst",
+            ap,
+            _tensor(op, args, "dst_tensor"),
+            _index(op, args, "dst_partition"),
+            byte_offset=_index(op, args, "dst_offset"),
+        )
+    else:
+        region = _region(interpreter, op, "dst", ap, runtime=_runtime(op, args))
+    return region.read()
+
+
 def _indexed_columns(
     ap: AccessPatternAttr, dim: int, index: np.ndarray, valid: np.ndarray, extra: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -1317,6 +1339,7 @@ __all__ = [
     "BirFunctions",
     "Machine",
     "cast_values",
+    "destination_value",
     "logical_values",
     "machine",
     "numpy_dtype",

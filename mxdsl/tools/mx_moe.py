@@ -54,6 +54,7 @@ from xdsl.utils.exceptions import VerifyException  # noqa: E402
 
 from mxdsl import __version__  # noqa: E402
 from mxdsl.interpreters.fast_path import NO_FAST_PATH_ENV, fast_path_option  # noqa: E402
+from mxdsl.interpreters.trace import Trace, TraceRecord  # noqa: E402
 from mxdsl.kernels.moe_cte import (  # noqa: E402
     ActFnType,
     ExpertAffinityScaleMode,
@@ -72,6 +73,7 @@ from mxdsl.kernels.moe_cte import (  # noqa: E402
 )
 from mxdsl.kernels.moe_cte.dispatch import clock_text  # noqa: E402
 from mxdsl.kernels.moe_cte.reference import (  # noqa: E402
+    block_values_for,
     golden_for,
     make_inputs,
     relative_error,
@@ -315,6 +317,12 @@ def build_arg_parser() -> argparse.ArgumentParser:
         )
     emit.add_argument("-o", "--output", metavar="FILE", help="write the IR here (default stdout)")
     emit.add_argument(
+        "--debuginfo",
+        action="store_true",
+        help="print each op's loc(...): the builder line and named region (gate, up, act, "
+        "down, scatter) it comes from",
+    )
+    emit.add_argument(
         "--write-inputs",
         metavar="IN.npz",
         help="also write seeded routed inputs (arg0, ...) for mx-run --inputs",
@@ -324,6 +332,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
         "--output",
         metavar="FILE.npz",
         help="write the kernel's outputs (by name) and the golden here",
+    )
+    run.add_argument(
+        "--trace",
+        metavar="PREFIX",
+        help="write PREFIX.kernel.npz and PREFIX.golden.npz: per block the values both "
+        "compute (gate, up, down; the kernel's from its activation checkpoints, so "
+        "--checkpoint; the golden's also act and the scattered rows) and the output, "
+        "for mx-diff (docs/debugging.md)",
     )
     for p in (run, grid):
         p.add_argument(
@@ -747,6 +763,57 @@ def check(kernel, inputs, progress, fast_path: bool | None = None) -> Checked:  
     )
 
 
+def kernel_block_values(kernel, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # noqa: ANN001
+    """The kernel's per-block values from its activation checkpoints
+    (``gate_up_activations_T`` ``[N, 2, I, B]``, ``down_activations`` ``[N, B, H]``),
+    keyed as :func:`block_values_for` keys the golden's; empty without checkpoints."""
+    gate_up = outputs.get("gate_up_activations_T")
+    down = outputs.get("down_activations")
+    if gate_up is None or down is None:
+        return {}
+    values: dict[str, np.ndarray] = {}
+    for b in range(gate_up.shape[0]):
+        values[f"block{b}.gate"] = np.ascontiguousarray(gate_up[b, 0].T)
+        values[f"block{b}.up"] = np.ascontiguousarray(gate_up[b, 1].T)
+        values[f"block{b}.down"] = np.asarray(down[b])
+    return values
+
+
+def write_block_traces(prefix: str, kernel, inputs, checked: Checked, stdout: IO[str]) -> None:  # noqa: ANN001
+    """``PREFIX.kernel.npz`` and ``PREFIX.golden.npz`` (named trace records, block by
+    block, then the output), and the mx-diff command that compares them."""
+    spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
+    if spec.implementation.is_mx:
+        raise ToolError(
+            "--trace: the per-block golden values are the dense golden's; run a bf16 / f32 "
+            "variant, or compare the MX output with -o"
+        )
+    with golden_blas_threads():
+        golden = block_values_for(spec, sizes, options, inputs)
+    mine = kernel_block_values(kernel, checked.outputs)
+    golden["output"] = checked.golden
+    mine["output"] = checked.result
+    for path, values in ((f"{prefix}.kernel.npz", mine), (f"{prefix}.golden.npz", golden)):
+        trace = Trace()
+        for name, value in values.items():
+            trace.add(TraceRecord("moe", "", "", 0, name, np.asarray(value), name=name))
+        write_atomically(path, trace.save)
+    if len(mine) == 1:
+        print(
+            "trace: the kernel's per-block values come from its activation checkpoints; "
+            "this variant writes none (shard_on_I with --checkpoint does), so "
+            f"{prefix}.kernel.npz holds the output only",
+            file=stdout,
+        )
+    tolerance = TOLERANCE[options.dtype]
+    print(
+        f"trace: {prefix}.kernel.npz and {prefix}.golden.npz; the first block that leaves "
+        f"the tolerance: mx-diff {prefix}.kernel.npz {prefix}.golden.npz --rtol "
+        f"{tolerance:g} --atol {tolerance:g}",
+        file=stdout,
+    )
+
+
 def fast_path_setting(args: argparse.Namespace) -> bool:
     """The interpreters' fast path for this command (``--no-fast-path``, the environment)."""
     try:
@@ -763,8 +830,13 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     if args.command == "grid":
         run_grid(args, stdout)
         return
+    traces = getattr(args, "trace", None)
     outputs = [args.output, getattr(args, "write_inputs", None)]
-    check_distinct_files([], [("-o", args.output), ("--write-inputs", outputs[1])])
+    named = [("-o", args.output), ("--write-inputs", outputs[1])]
+    if traces is not None:
+        outputs += [f"{traces}.kernel.npz", f"{traces}.golden.npz"]
+        named += [("--trace", outputs[-2]), ("--trace", outputs[-1])]
+    check_distinct_files([], named)
     for path in outputs:
         if path is not None:
             check_writable(path)  # before any work, not after it
@@ -774,7 +846,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         if args.write_inputs:
             check_memory(kernel, args)
         inputs = seeded_inputs(kernel, args) if args.write_inputs else None
-        text = (header(kernel, args) + kernel.text() + "\n").encode("utf-8")
+        text = (header(kernel, args) + kernel.text(args.debuginfo) + "\n").encode("utf-8")
         if inputs is not None:
             arrays = _npz_arrays(kernel, inputs.arrays)
             write_atomically(args.write_inputs, lambda stream: savez(stream, arrays))
@@ -840,6 +912,8 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
         arrays = {"golden": checked.golden}
         arrays.update({k: np.asarray(v, dtype=np.float32) for k, v in checked.outputs.items()})
         write_atomically(args.output, lambda stream: savez(stream, arrays))
+    if traces is not None:
+        write_block_traces(traces, kernel, inputs, checked, stdout)
     if not checked.ok:
         raise ToolError(
             f"the kernel disagrees with the golden: error {checked.error:.3e} > "

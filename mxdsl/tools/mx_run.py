@@ -67,10 +67,18 @@ from mxdsl.interpreters import (
     round_to,
 )
 from mxdsl.interpreters.fast_path import NO_FAST_PATH_ENV, fast_path_option
+from mxdsl.interpreters.trace import (
+    Trace,
+    TraceFilter,
+    TraceRecord,
+    bind_recorders,
+    estimate_trace_bytes,
+)
 from mxdsl.targets import DEFAULT_TARGET, TARGETS, use_target
 from mxdsl.tools.diagnostics import (
     MAX_SOURCE_BYTES,
     HelpFormatter,
+    LineTable,
     OpDiagnostic,
     check_distinct_files,
     check_writable,
@@ -527,6 +535,21 @@ def build_arg_parser() -> argparse.ArgumentParser:
         f"loops alone exceed N is refused before it starts (default: {DEFAULT_MAX_STEPS:,}; "
         "0: no limit)",
     )
+    parser.add_argument(
+        "--trace",
+        metavar="FILE.npz",
+        help="record every op's value in program order (the destination after an op that "
+        "writes one) with its op name, locations and core, in the reference mode; compare "
+        "traces with mx-diff (docs/debugging.md)",
+    )
+    parser.add_argument(
+        "--trace-filter",
+        action="append",
+        default=[],
+        metavar="ITEMS",
+        help="record only these ops: comma-separated op names (nisa.activation, nisa.*) "
+        "and source line ranges ([FILE:]FIRST-LAST); repeatable",
+    )
     parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
     return parser
 
@@ -837,6 +860,9 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
     )
     if args.output is not None:
         check_writable(args.output)  # before the run, not after it
+    trace = _trace_option(args)
+    if trace is not None:
+        fast = False  # a trace sees every op one at a time: the reference mode
     text, name = _read_source(args.input_file, args.max_memory)
     ctx = _context()
     try:
@@ -870,8 +896,11 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
             )
         )
     needed = estimate_memory(module, arg_types, result_types, args.cores)
+    if trace is not None:
+        needed += _trace_budget(trace, module, needed, args, func, spans)
     check_memory(needed, args.max_memory, func, spans)
     check_steps(module, func, args.cores, args.max_steps, spans)
+    listeners = _trace_listeners(trace, spans)
     if args.inputs is not None:
         try:
             inputs = load_inputs(
@@ -905,11 +934,18 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
 
             try:
                 results = run_spmd(
-                    lambda ls: make_interpreter(
-                        module,
-                        ctx,
-                        listeners=[*limit, tracker, *ls] if args.cores == 1 else [*limit, *ls],
-                        fast_path=fast,
+                    lambda ls: bind_recorders(
+                        make_interpreter(
+                            module,
+                            ctx,
+                            listeners=[
+                                *limit,
+                                *([tracker] if args.cores == 1 else []),
+                                *ls,
+                                *listeners(),
+                            ],
+                            fast_path=fast,
+                        )
                     ),
                     func,
                     inputs,
@@ -918,7 +954,11 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
             except SpmdError as err:
                 raise RunFailure(str(err)) from None
         else:
-            interpreter = make_interpreter(module, ctx, listeners=[*limit, tracker], fast_path=fast)
+            interpreter = bind_recorders(
+                make_interpreter(
+                    module, ctx, listeners=[*limit, tracker, *listeners()], fast_path=fast
+                )
+            )
             results = interpreter.call_op(func, inputs)
     except (RunFailure, InterpreterDiscoveryError) as err:
         raise RunFailure(str(err)) from None
@@ -930,6 +970,7 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
         raise _interpretation_failure(err, tracker, spans) from None
 
     arrays: dict[str, np.ndarray] = {}
+    values: dict[str, np.ndarray] = {}  # the outputs as their dtypes (for --trace)
     # a nisa kernel that returns nothing writes its results into HBM arguments; one that
     # returns HBM buffers (lower-hlo-to-nisa keeps the results) reports those only
     for index in memref_args if not result_types else ():
@@ -939,6 +980,7 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
         if args.print_values:
             print(f"{key} = {format_values(inputs[index])}", file=stdout)
         arrays.update(output_arrays(key, inputs[index]))
+        values[key] = inputs[index]
     types = result_types if len(result_types) == len(results) else [None] * len(results)
     result_names = boundary_names(func, "result", len(results))
     for name, value, value_type in zip(result_names, results, types, strict=True):
@@ -949,8 +991,83 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
             if args.print_values:
                 print(f"{key} = {format_values(array)}", file=stdout)
             arrays.update(output_arrays(key, array))
+            values[key] = array
     if args.output is not None:
         write_outputs(args.output, arrays)
+    if trace is not None:
+        _write_trace(args.trace, trace, values)
+
+
+def _trace_option(args: argparse.Namespace) -> Trace | None:
+    """The trace ``--trace`` asks for (its filter parsed, its file checked), or None."""
+    if args.trace is None:
+        if args.trace_filter:
+            raise RunFailure("--trace-filter without --trace: give --trace FILE.npz")
+        return None
+    check_writable(args.trace)
+    try:
+        return Trace(filter=TraceFilter.parse(args.trace_filter))
+    except ValueError as err:
+        raise RunFailure(str(err)) from None
+
+
+def _trace_budget(
+    trace: Trace,
+    module: ModuleOp,
+    needed: int,
+    args: argparse.Namespace,
+    func: Operation,
+    spans: dict[Operation, Span[str]],
+) -> int:
+    """The trace's estimated size (refused past ``--max-memory`` before the run); what
+    the run may keep of it is the rest of that budget."""
+    estimate, _ = estimate_trace_bytes(module, trace.filter)
+    limit = args.max_memory if args.max_memory is not None else available_memory()
+    if limit and needed + estimate > limit:
+        raise RunFailure(
+            _located(
+                func,
+                f"the trace needs at least {_gib(estimate)} besides the run's "
+                f"{_gib(needed)}, more than {_gib(limit)}; narrow it with --trace-filter "
+                "(op names, a line range) or raise --max-memory",
+                spans,
+            )
+        )
+    trace.budget = (limit - needed) if limit else None
+    return estimate
+
+
+def _trace_listeners(
+    trace: Trace | None, spans: dict[Operation, Span[str]]
+) -> Callable[[], list[Interpreter.Listener]]:
+    """A factory of one trace recorder per core (cores are built in rank order)."""
+    if trace is None:
+        return list
+    lines = LineTable(next(iter(spans.values())).input.content) if spans else None
+    cores = iter(range(MAX_CORES))
+
+    def locate(op: Operation) -> str:
+        span = spans.get(op)
+        if span is None or lines is None:
+            return ""
+        line, col = lines.line_col(span.start)
+        return f"{span.input.name}:{line + span.line_offset}:{col}"
+
+    return lambda: [trace.recorder(next(cores), locate)]
+
+
+def _write_trace(path: str, trace: Trace, outputs: dict[str, np.ndarray]) -> None:
+    """The trace and the outputs (named records ``result0``, ...), whole or not at all."""
+    if trace.overflowed:
+        raise RunFailure(
+            f"the trace outgrew the memory budget after {len(trace.records)} records "
+            f"({_gib(trace.size)}); narrow it with --trace-filter or raise --max-memory "
+            f"({path} not written)"
+        )
+    trace.budget = None
+    for key, array in outputs.items():
+        trace.add(TraceRecord("output", "", "", 0, key, array.copy(), name=key))
+    write_atomically(path, trace.save)
 
 
 def _flatten(name: str, value: Any) -> Iterator[tuple[str, np.ndarray]]:

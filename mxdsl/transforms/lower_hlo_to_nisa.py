@@ -551,7 +551,9 @@ class _FunctionLowering:
             self.values[old_arg] = _regroup(old_arg.type, new_args, old_arg.name_hint)
         self.e = _Emitter(entry, function.location)
         for op in old_block.ops:
+            self.e.location = op.location  # what lowering op emits carries op's location
             self.lower_op(op)
+        self.e.location = function.location
         new_body = Region(entry)
         function.body.detach_block(old_block)
         old_block.erase(safe_erase=False)

@@ -974,12 +974,14 @@ class _FunctionLowering:
             term = value
             if coefficient != 1:
                 mul = arith.MuliOp(value, self.constant(coefficient))
+                mul.location = before.location
                 Rewriter.insert_op(mul, InsertPoint.before(before))
                 term = mul.result
             if total is None:
                 total = term
             else:
                 add = arith.AddiOp(total, term)
+                add.location = before.location
                 Rewriter.insert_op(add, InsertPoint.before(before))
                 total = add.result
         return total
@@ -988,6 +990,8 @@ class _FunctionLowering:
         if (known := self.constants.get(value)) is None:
             op = arith.ConstantOp.from_int_and_width(value, IndexType())
             op.result.name_hint = f"c{value}"
+            if self.current is not None:  # the first op that needed it
+                op.location = self.current.location
             entry = self.function.body.blocks[0]
             if self.anchor is not None:
                 entry.insert_op_after(op, self.anchor)

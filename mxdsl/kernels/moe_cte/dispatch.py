@@ -61,8 +61,18 @@ class MoECTEKernel:
     def function_name(self) -> str:
         return self.module.body.block.first_op.sym_name.data  # pyright: ignore[reportOptionalMemberAccess,reportAttributeAccessIssue]
 
-    def text(self) -> str:
-        return str(self.module)
+    def text(self, debuginfo: bool = False) -> str:
+        """The kernel's IR; with ``debuginfo`` each op's ``loc(...)``: the builder line
+        and named region (gate, up, act, down, scatter) it comes from."""
+        if not debuginfo:
+            return str(self.module)
+        import io
+
+        from xdsl.printer import Printer
+
+        stream = io.StringIO()
+        Printer(stream=stream, print_debuginfo=True).print_op(self.module)
+        return stream.getvalue()
 
     def run(
         self,

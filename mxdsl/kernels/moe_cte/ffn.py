@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import ActivationFunction, AluOp, MemorySpace
 from mxdsl.kernels.moe_cte.interface import DTYPES, accumulates, checkpoints, kernel_arguments
-from mxdsl.kernels.moe_cte.ir import Index, KernelBuilder
+from mxdsl.kernels.moe_cte.ir import Index, KernelBuilder, in_region
 from mxdsl.kernels.moe_cte.spec import (
     PMAX,
     ActFnType,
@@ -402,10 +402,19 @@ class BlockFFN:
     ) -> None:
         """Tile ``p`` of a pair: its gate and up PSUM tiles evacuated, ``act(gate) * up``
         (times the affinity row when it applies to the intermediate) into ``tile.inter``."""
+        kb = self.kb
+        with kb.region("gate"):
+            gate = self._evacuate(0, p, pg, b, tile.col, col0, m0)
+        with kb.region("act"):
+            kb.emit(nisa.ActivationOp(self.gs, ACTIVATIONS[self.options.activation], gate))
+        with kb.region("up"):
+            up = self._evacuate(1, p, pu, b, tile.col, col0, m0)
+        self._times_up(tile, up, m0)
+
+    @in_region("act")
+    def _times_up(self, tile: ITile, up: SSAValue, m0: Index) -> None:
+        """``act(gate) * up`` (the affinity row first, when it applies) into the tile."""
         kb, g = self.kb, self.g
-        gate = self._evacuate(0, p, pg, b, tile.col, col0, m0)
-        kb.emit(nisa.ActivationOp(self.gs, ACTIVATIONS[self.options.activation], gate))
-        up = self._evacuate(1, p, pu, b, tile.col, col0, m0)
         if self.aff_on_i:
             assert self.us is not None  # allocated whenever aff_on_i
             kb.emit(
@@ -432,7 +441,8 @@ class BlockFFN:
             for gi, psum in enumerate(psums):
                 at = [0, k, gi, local]
                 stationary = kb.view(self.wgu, at, [PMAX, 1, 1, g.it], drop=[1, 2])
-                kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
+                with kb.region(("gate", "up")[gi]):
+                    kb.emit(nisa.NcMatmulOp(psum, stationary, moving, accumulate=accumulate))
 
     def _leaves_psum(self, gi: int) -> bool:
         """Whether the gate (``gi`` 0) or up tile is rewritten in SBUF before its use: an
@@ -486,6 +496,7 @@ class BlockFFN:
 
     # ------------------------------------------------------------ 3. down
 
+    @in_region("down")
     def down(self, e: Index, i0: Index, finish: Callable[[Index], None]) -> None:
         """Per 512-column H chunk ``h0`` (one PSUM bank of f32): ``acc[token, :] =
         inter^T @ Wd[e][i0 : i0 + Ic, h0 : h0 + 512]`` (times the fp8 down scale) for
@@ -558,6 +569,7 @@ class BlockFFN:
         """Token tile ``bt`` of the current H chunk: f32 ``[128, 512]``."""
         return self.kb.view(self.acc, [0, bt, 0], [PMAX, 1, PSUM_FMAX], drop=[1])
 
+    @in_region("scatter")
     def finish_tile(
         self, s: Index, bt: Index, h: SSAValue, plane: SSAValue, b: Index, row0: Index, h0: Index
     ) -> None:

@@ -8,25 +8,34 @@ rank reduction, ``scf.for`` / ``scf.if`` as context managers, and ``emit(op)``.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterator, Sequence
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    FileLineColLoc,
     FixedBitwidthType,
     Float32Type,
     FloatAttr,
     IndexType,
+    IntAttr,
     IntegerAttr,
+    LocationAttr,
     MemRefType,
     ModuleOp,
+    NameLoc,
     NoneAttr,
     StridedLayoutAttr,
+    StringAttr,
     f32,
     i64,
 )
@@ -57,6 +66,44 @@ class Buffer:
         return f"{self.what} ({self.type}, {size})" if self.what else f"{self.type} ({size})"
 
 
+_HERE = frozenset({__file__, contextmanager.__code__.co_filename})
+# (functools.wraps adds no frame: in_region's inner is in this module)
+"""Files whose frames are not an op's origin: this module and contextlib."""
+
+
+def _package_path(filename: str) -> str:
+    """``filename`` from ``mxdsl/`` on (the same on every machine), else as it is."""
+    marker = os.sep + "mxdsl" + os.sep
+    at = filename.rfind(marker)
+    return filename[at + 1 :].replace(os.sep, "/") if at >= 0 else filename
+
+
+class _HasBuilder(Protocol):
+    kb: KernelBuilder
+
+
+_S = TypeVar("_S", bound=_HasBuilder)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def in_region(
+    name: str,
+) -> Callable[[Callable[Concatenate[_S, _P], _R]], Callable[Concatenate[_S, _P], _R]]:
+    """A method of a kernel part (an object with ``kb``) whose ops are in region
+    ``name`` (:meth:`KernelBuilder.region`)."""
+
+    def wrap(method: Callable[Concatenate[_S, _P], _R]) -> Callable[Concatenate[_S, _P], _R]:
+        @functools.wraps(method)
+        def inner(self: _S, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            with self.kb.region(name):
+                return method(self, *args, **kwargs)
+
+        return inner
+
+    return wrap
+
+
 class KernelBuilder:
     """Builds one ``func.func`` whose arguments are HBM tensors."""
 
@@ -68,6 +115,30 @@ class KernelBuilder:
         self._f32_consts: dict[float, SSAValue] = {}
         self.buffers: list[Buffer] = []
         """Every on-chip buffer allocated."""
+        self._regions: list[str] = []
+
+    @contextmanager
+    def region(self, name: str) -> Iterator[None]:
+        """Ops emitted inside are located ``loc("name"("file":line:1))``: a named part
+        of the kernel (gate, up, act, down, scatter), the innermost when nested."""
+        self._regions.append(name)
+        try:
+            yield
+        finally:
+            self._regions.pop()
+
+    def location(self) -> LocationAttr:
+        """Where the op being emitted comes from: the builder's source line outside this
+        module (``mxdsl/kernels/...:line:1``), inside the innermost :meth:`region`."""
+        frame = sys._getframe(1)  # pyright: ignore[reportPrivateUsage]
+        while frame.f_back is not None and frame.f_code.co_filename in _HERE:
+            frame = frame.f_back
+        line = FileLineColLoc(
+            StringAttr(_package_path(frame.f_code.co_filename)), IntAttr(frame.f_lineno), IntAttr(1)
+        )
+        if not self._regions:
+            return line
+        return NameLoc(StringAttr(self._regions[-1]), line)
 
     @property
     def args(self) -> tuple[SSAValue, ...]:
@@ -76,6 +147,7 @@ class KernelBuilder:
     # ------------------------------------------------------------- emission
 
     def emit(self, op: Operation) -> Operation:
+        op.location = self.location()
         self._builder.insert(op)
         return op
 

@@ -9,6 +9,7 @@ anything here (design.md, Layout; ``test/kernels/test_moe_imports.py`` checks it
 from mxdsl.kernels.moe_cte.reference.golden import activation, moe_cte_golden, relative_error
 from mxdsl.kernels.moe_cte.reference.inputs import (
     MoECTEInputs,
+    block_values_for,
     golden_for,
     golden_options,
     make_inputs,
@@ -27,6 +28,7 @@ from mxdsl.kernels.moe_cte.reference.mx import (
 __all__ = [
     "MoECTEInputs",
     "activation",
+    "block_values_for",
     "dense_golden_for",
     "golden_for",
     "golden_options",

@@ -152,6 +152,74 @@ def moe_cte_golden(
     return out
 
 
+def moe_cte_block_values(
+    hidden_states: np.ndarray,
+    expert_affinities_masked: np.ndarray,
+    gate_up_proj_weight: np.ndarray | PerExpert,
+    down_proj_weight: np.ndarray | PerExpert,
+    token_position_to_id: np.ndarray,
+    block_to_expert: np.ndarray,
+    *,
+    activation_function: ActFnType = ActFnType.SiLU,
+    scaling: ExpertAffinityScaleMode = ExpertAffinityScaleMode.POST_SCALE,
+    gate_and_up_proj_bias: np.ndarray | None = None,
+    down_proj_bias: np.ndarray | None = None,
+    gate_up_proj_scale: np.ndarray | None = None,
+    down_proj_scale: np.ndarray | None = None,
+    gate_clamp: tuple[float | None, float | None] = (None, None),
+    up_clamp: tuple[float | None, float | None] = (None, None),
+    active_blocks: Sequence[bool] | None = None,
+    affinity_on_intermediate: bool = False,
+) -> dict[str, np.ndarray]:
+    """What :func:`moe_cte_golden` computes, block by block, float32, keyed
+    ``block{b}.{value}`` for each active block ``b`` (every slot of the block, a padding
+    slot reading the padding row T): ``gate`` and ``up`` ``[B, I]`` (after the dequant
+    scale, the bias and the clamp), ``act`` = ``act(gate) * up`` (times the affinity with
+    ``affinity_on_intermediate``), ``down`` ``[B, H]`` (after its scale and bias, before
+    the affinity) and ``rows``, what the block adds to its tokens' output rows (zero for
+    padding slots)."""
+    f32 = np.float32
+    tokens = hidden_states.shape[0] - 1
+    experts = gate_up_proj_weight.shape[0]
+    inter = gate_up_proj_weight.shape[3]
+    aff = expert_affinities_masked.astype(f32).reshape(tokens + 1, experts)
+    n = len(block_to_expert)
+    ids = np.asarray(token_position_to_id).reshape(n, -1)
+    values: dict[str, np.ndarray] = {}
+    for b in range(n):
+        if active_blocks is not None and not active_blocks[b]:
+            continue
+        e = int(block_to_expert[b])
+        slots = np.where((ids[b] >= 0) & (ids[b] < tokens), ids[b], tokens)
+        x = hidden_states[slots].astype(f32)
+        a = aff[slots, e][:, None]
+        if scaling in (PRE, ExpertAffinityScaleMode.PRE_SCALE_DELAYED):
+            x = a * x
+        w = np.asarray(gate_up_proj_weight[e], dtype=f32)
+        gate, up = x @ w[:, 0, :], x @ w[:, 1, :]
+        if gate_up_proj_scale is not None:
+            s = gate_up_proj_scale[e].astype(f32).reshape(-1)
+            gate, up = gate * s[:inter], up * s[inter:]
+        if gate_and_up_proj_bias is not None:
+            gate = gate + gate_and_up_proj_bias[e, 0].astype(f32)
+            up = up + gate_and_up_proj_bias[e, 1].astype(f32)
+        gate, up = _clamp(gate, gate_clamp), _clamp(up, up_clamp)
+        act = (activation(activation_function, gate.astype(np.float64)) * up).astype(f32)
+        post = scaling == ExpertAffinityScaleMode.POST_SCALE
+        if post and affinity_on_intermediate:
+            act, post = act * a, False
+        h = act @ np.asarray(down_proj_weight[e], dtype=f32)
+        if down_proj_scale is not None:
+            h = h * down_proj_scale[e].astype(f32).reshape(-1)
+        if down_proj_bias is not None:
+            h = h + down_proj_bias[e].astype(f32)
+        rows = h * a if post else h
+        rows = np.where((slots < tokens)[:, None], rows, f32(0))
+        for name, value in (("gate", gate), ("up", up), ("act", act), ("down", h), ("rows", rows)):
+            values[f"block{b}.{name}"] = np.asarray(value, dtype=f32)
+    return values
+
+
 def _clamp(x: np.ndarray, limits: tuple[float | None, float | None]) -> np.ndarray:
     lo, hi = limits
     if lo is None and hi is None:
@@ -181,4 +249,4 @@ def relative_error(result: np.ndarray, reference: np.ndarray) -> float:
     return float(np.sqrt(diff_sq)) / (denom if denom else 1.0)
 
 
-__all__ = ["activation", "moe_cte_golden", "relative_error", "routed_pairs"]
+__all__ = ["activation", "moe_cte_block_values", "moe_cte_golden", "relative_error", "routed_pairs"]

@@ -25,7 +25,7 @@ import ml_dtypes
 import numpy as np
 
 from mxdsl.kernels.moe_cte.interface import ArgSpec, kernel_arguments
-from mxdsl.kernels.moe_cte.reference.golden import moe_cte_golden
+from mxdsl.kernels.moe_cte.reference.golden import moe_cte_block_values, moe_cte_golden
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEConfigError,
     MoECTEImplementation,
@@ -217,6 +217,28 @@ def golden_for(
     )
 
 
+def block_values_for(
+    kernel_spec: MoECTESpec,
+    sizes: MoECTESizes,
+    options: MoECTEOptions,
+    inputs: MoECTEInputs,
+) -> dict[str, np.ndarray]:
+    """The dense golden's values block by block (``moe_cte_block_values``)."""
+    del sizes
+    a = inputs.arrays
+    return moe_cte_block_values(
+        a["hidden_states"],
+        a["expert_affinities_masked"],
+        a["gate_up_proj_weight"],
+        a["down_proj_weight"],
+        a["token_position_to_id"],
+        a["block_to_expert"],
+        gate_up_proj_scale=a.get("gate_up_proj_scale"),
+        down_proj_scale=a.get("down_proj_scale"),
+        **golden_options(a, options, inputs.active_blocks, kernel_spec.affinity_on_intermediate),
+    )
+
+
 def golden_options(
     arrays: Mapping[str, np.ndarray],
     options: MoECTEOptions,
@@ -239,6 +261,7 @@ def golden_options(
 
 __all__ = [
     "MoECTEInputs",
+    "block_values_for",
     "expert_down",
     "expert_gate_up",
     "expert_weights",
