@@ -41,23 +41,14 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import (
-    DiagnosticException,
     MultipleSpansParseError,
     ParseError,
     VerifyException,
 )
 from xdsl.utils.lexer import Input, Span
 
+from mxdsl.diagnostics import OpDiagnostic
 from mxdsl.extensions import Culprit, extension_at_fault
-
-
-class OpDiagnostic(DiagnosticException):
-    """An error about one op: printed with the op's source location when known."""
-
-    def __init__(self, op: Operation, message: str):
-        super().__init__(message)
-        self.op = op
-        self.message = message
 
 
 class LineTable:

@@ -86,6 +86,7 @@ from mxdsl.contract.mx import (
     X4_PACK,
     ScaledDotConfig,
 )
+from mxdsl.diagnostics import OpDiagnostic
 from mxdsl.dialects import nisa
 from mxdsl.dialects import stablehlo as shlo
 from mxdsl.dialects.hlo import (
@@ -96,7 +97,6 @@ from mxdsl.dialects.hlo import (
     GetTupleElementOp,
     TupleOp,
 )
-from mxdsl.tools.diagnostics import OpDiagnostic
 
 PASS_NAME = "lower-hlo-to-nisa"
 

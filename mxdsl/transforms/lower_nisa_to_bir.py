@@ -60,10 +60,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.loop_invariant_code_motion import move_loop_invariant_code
 
+from mxdsl.diagnostics import OpDiagnostic
 from mxdsl.dialects import bir, nisa
 from mxdsl.dialects.bir import AccessPatternAttr, Dtype, Memory
 from mxdsl.targets import DEFAULT_TARGET, Target, current_target, get_target
-from mxdsl.tools.diagnostics import OpDiagnostic
 
 PASS_NAME = "lower-nisa-to-bir"
 
