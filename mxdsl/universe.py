@@ -50,7 +50,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         return LegalizeScaledMatmulPass
 
     def get_lower_hlo_to_nisa() -> type[ModulePass]:
-        from mxdsl.transforms.lower_hlo_to_nisa import LowerHloToNisaPass
+        from mxdsl.transforms.hlo_to_nisa import LowerHloToNisaPass
 
         return LowerHloToNisaPass
 
