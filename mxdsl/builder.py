@@ -18,6 +18,8 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    Float32Type,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     LocationAttr,
@@ -99,6 +101,7 @@ class NisaBuilder:
         self._anchor: Operation | None = None
         self._casts: dict[tuple[SSAValue, Attribute], SSAValue] = {}
         self._recording: list[Operation] | None = None
+        self._floats: dict[tuple[str, float], SSAValue] = {}
 
     @contextmanager
     def recording(self) -> Iterator[list[Operation]]:
@@ -140,6 +143,17 @@ class NisaBuilder:
             self._anchor = op
             self._record(op)
             known = self._constants[value] = op.result
+        return known
+
+    def f32(self, value: float) -> SSAValue:
+        """An ``f32`` ``arith.constant`` hoisted beside the index constants (one per value)."""
+        key = ("f32", float(value))
+        if (known := self._floats.get(key)) is None:
+            op = arith.ConstantOp(FloatAttr(float(value), Float32Type()))
+            op.location = self.location
+            self._insert_after_constants(op)
+            self._record(op)
+            known = self._floats[key] = op.result
         return known
 
     def add(self, a: Offset, b: Offset) -> Offset:

@@ -41,12 +41,14 @@ words, layout ops are views or DMAs, elementwise ops, compares, selects and max
 reductions run per 128-partition tile on the ISA's f32 / exact-integer ALU.
 """
 
+from mxdsl.transforms.hlo_to_nisa.common import Refusal, Splat
 from mxdsl.transforms.hlo_to_nisa.driver import (
     ARG_NAMES_ATTR,
     RESULT_NAMES_ATTR,
     LowerHloToNisaPass,
     lowering_tables,
 )
+from mxdsl.transforms.hlo_to_nisa.elementwise import elementwise
 from mxdsl.transforms.hlo_to_nisa.lowering import FunctionLowering
 
 __all__ = [
@@ -54,5 +56,8 @@ __all__ = [
     "RESULT_NAMES_ATTR",
     "FunctionLowering",
     "LowerHloToNisaPass",
+    "Refusal",
+    "Splat",
+    "elementwise",
     "lowering_tables",
 ]

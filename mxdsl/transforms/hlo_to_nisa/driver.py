@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from mxdsl import lowerings
 from mxdsl.contract.mx import BLOCK_SCALED_DOT, QUANTIZE_MX
@@ -81,7 +81,7 @@ class LowerHloToNisaPass(ModulePass):
         tables = lowering_tables()
         for table in ("ops", "custom_calls"):
             if conflicts := tables.conflicts.get(table):
-                raise OpDiagnostic(op, f"{PASS_NAME}: {conflicts[0]}")
+                raise DiagnosticException(f"{PASS_NAME}: {conflicts[0]}")
         for function in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             if _needs_lowering(function):
                 _Driver(self, function, tables).run()
