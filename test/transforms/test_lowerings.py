@@ -60,7 +60,8 @@ def test_the_builtin_table_covers_every_family() -> None:
     assert tables.ops[DotGeneralOp].function is matmul.lower_dot_general
     assert tables.ops[DotGeneralOp].owner == "mxdsl"
     assert not tables.ops[DotGeneralOp].is_extension
-    assert tables.custom_calls["ScaledMatmul_e4m3fn_e4m3fn_f32"].function is matmul.lower_scaled_matmul
+    scaled = tables.custom_calls["ScaledMatmul_e4m3fn_e4m3fn_f32"]
+    assert scaled.function is matmul.lower_scaled_matmul
     assert {shlo.AddOp, shlo.ReduceOp, shlo.TransposeOp} <= set(tables.ops)
 
 
