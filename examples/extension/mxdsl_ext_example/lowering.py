@@ -5,7 +5,7 @@ point (``docs/extending.md``, "A lowering").
 ``nisa.scalar_tensor_tensor %dst, %x, multiply %scale, add %y`` (f32 arithmetic, rounded
 once to the destination), over [128-partition, free] tiles of the result with the
 operands DMAed in and the result DMAed out. mxdsl's elementwise family does the tiling
-(:func:`mxdsl.transforms.hlo_to_nisa.elementwise`); this module supplies the per-tile
+(:func:`mxdsl.transforms.hlo_to_nisa.elementwise.elementwise`); this module supplies the per-tile
 instruction. ``lower-nisa-to-bir`` selects ``bir.scalar_tensor_tensor`` for it with no
 help from this package (it is a nisa op mxdsl knows).
 """
@@ -17,7 +17,8 @@ from xdsl.ir import SSAValue
 from mxdsl.dialects import nisa
 from mxdsl.dialects.hlo import CustomCallOp
 from mxdsl.lowerings import Lowerings
-from mxdsl.transforms.hlo_to_nisa import FunctionLowering, elementwise
+from mxdsl.transforms.hlo_to_nisa import FunctionLowering
+from mxdsl.transforms.hlo_to_nisa.elementwise import elementwise
 from mxdsl_ext_example.contract import SCALE_ADD, read_scale
 
 

@@ -48,7 +48,6 @@ from mxdsl.transforms.hlo_to_nisa.driver import (
     LowerHloToNisaPass,
     lowering_tables,
 )
-from mxdsl.transforms.hlo_to_nisa.elementwise import elementwise
 from mxdsl.transforms.hlo_to_nisa.lowering import FunctionLowering
 
 __all__ = [
@@ -58,6 +57,5 @@ __all__ = [
     "LowerHloToNisaPass",
     "Refusal",
     "Splat",
-    "elementwise",
     "lowering_tables",
 ]
