@@ -18,7 +18,6 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
-    Float32Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -27,6 +26,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
     TensorType,
+    f32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -93,15 +93,27 @@ class NisaBuilder:
     entry block (one per value), everything else at the current insertion point (the
     end of a block or loop body), every op with the builder's ``location``."""
 
-    def __init__(self, entry: Block, location: LocationAttr):
+    def __init__(
+        self,
+        entry: Block,
+        location: LocationAttr,
+        *,
+        constants_in_order: bool = True,
+        name_constants: bool = True,
+    ):
+        """``constants_in_order``: hoisted constants follow each other in the order they
+        were first asked for (else each new one goes to the very top of the entry block);
+        ``name_constants``: index constants print as ``%c4`` (else by number)."""
         self.entry = entry
         self.ip = InsertPoint.at_end(entry)
         self.location = location
+        self.constants_in_order = constants_in_order
+        self.name_constants = name_constants
         self._constants: dict[int, SSAValue] = {}
         self._anchor: Operation | None = None
         self._casts: dict[tuple[SSAValue, Attribute], SSAValue] = {}
         self._recording: list[Operation] | None = None
-        self._floats: dict[tuple[str, float], SSAValue] = {}
+        self._floats: dict[float, SSAValue] = {}
 
     @contextmanager
     def recording(self) -> Iterator[list[Operation]]:
@@ -127,36 +139,48 @@ class NisaBuilder:
         self._record(op)
         return op
 
+    @contextmanager
+    def inside(self, block: Block) -> Iterator[Block]:
+        """Emit at the end of ``block`` inside the ``with`` block (a loop or branch body)."""
+        saved, self.ip = self.ip, InsertPoint.at_end(block)
+        try:
+            yield block
+        finally:
+            self.ip = saved
+
+    def hoist(self, op: Operation) -> SSAValue:
+        """Put a constant at the top of the entry block, so it dominates every use."""
+        op.location = self.location
+        if not self.constants_in_order:
+            if self.entry.first_op is None:
+                self.entry.add_op(op)
+            else:
+                self.entry.insert_op_before(op, self.entry.first_op)
+        else:
+            self._insert_after_constants(op)
+        self._record(op)
+        return op.results[0]
+
     def index(self, value: Offset) -> SSAValue:
+        """An ``index`` operand: ``value`` itself, or the hoisted constant of an int."""
         if isinstance(value, SSAValue):
             return value
         if (known := self._constants.get(value)) is None:
             op = arith.ConstantOp.from_int_and_width(value, IndexType())
-            op.location = self.location
-            op.result.name_hint = f"c{value}" if value >= 0 else f"c_neg{-value}"
-            if self._anchor is not None:
-                self.entry.insert_op_after(op, self._anchor)
-            elif self.entry.first_op is not None:
-                self.entry.insert_op_before(op, self.entry.first_op)
-            else:
-                self.entry.add_op(op)
-            self._anchor = op
-            self._record(op)
-            known = self._constants[value] = op.result
+            if self.name_constants:
+                op.result.name_hint = f"c{value}" if value >= 0 else f"c_neg{-value}"
+            known = self._constants[value] = self.hoist(op)
         return known
 
     def f32(self, value: float) -> SSAValue:
-        """An ``f32`` ``arith.constant`` hoisted beside the index constants (one per value)."""
-        key = ("f32", float(value))
-        if (known := self._floats.get(key)) is None:
-            op = arith.ConstantOp(FloatAttr(float(value), Float32Type()))
-            op.location = self.location
-            self._insert_after_constants(op)
-            self._record(op)
-            known = self._floats[key] = op.result
+        """An ``f32`` ``arith.constant``, hoisted beside the index constants (one per value)."""
+        value = float(value)
+        if (known := self._floats.get(value)) is None:
+            known = self._floats[value] = self.hoist(arith.ConstantOp(FloatAttr(value, f32)))
         return known
 
     def add(self, a: Offset, b: Offset) -> Offset:
+        """``a + b``: folded when both are ints or one is 0, else an ``arith.addi``."""
         if isinstance(a, int) and isinstance(b, int):
             return a + b
         if isinstance(b, int) and b == 0:
@@ -164,6 +188,32 @@ class NisaBuilder:
         if isinstance(a, int) and a == 0:
             return b
         return self.emit(arith.AddiOp(self.index(a), self.index(b))).results[0]
+
+    def sub(self, a: Offset, b: Offset) -> Offset:
+        """``a - b``: folded when both are ints or b is 0, else an ``arith.subi``."""
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        if isinstance(b, int) and b == 0:
+            return a
+        return self.emit(arith.SubiOp(self.index(a), self.index(b))).results[0]
+
+    def mul(self, a: Offset, b: Offset) -> Offset:
+        """``a * b``: folded when both are ints or one is 1, else an ``arith.muli``."""
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if isinstance(b, int) and b == 1:
+            return a
+        if isinstance(a, int) and a == 1:
+            return b
+        return self.emit(arith.MuliOp(self.index(a), self.index(b))).results[0]
+
+    def lt(self, a: Offset, b: Offset) -> SSAValue:
+        """``a < b`` (unsigned), an ``i1``."""
+        return self.emit(arith.CmpiOp(self.index(a), self.index(b), "ult")).results[0]
+
+    def eq(self, a: Offset, b: Offset) -> SSAValue:
+        """``a == b``, an ``i1``."""
+        return self.emit(arith.CmpiOp(self.index(a), self.index(b), "eq")).results[0]
 
     def loop(
         self,
@@ -179,10 +229,9 @@ class NisaBuilder:
         self.emit(
             scf.ForOp(self.index(lower), self.index(upper), self.index(step), [], Region(block))
         )
-        saved, self.ip = self.ip, InsertPoint.at_end(block)
-        body(block.args[0])
-        self.emit(scf.YieldOp())
-        self.ip = saved
+        with self.inside(block):
+            body(block.args[0])
+            self.emit(scf.YieldOp())
 
     def tiled(self, total: int, tile: int, hint: str, body: Callable[[Offset, int], None]) -> None:
         """Cover ``[0, total)`` with tiles: an ``scf.for`` over the full tiles of
@@ -316,24 +365,33 @@ class NisaBuilder:
 
     def view(self, source: SSAValue, dims: Sequence[tuple[Offset, int, int, bool]]) -> SSAValue:
         """``memref.subview``: one ``(offset, size, stride, keep)`` per dim; dims with
-        ``keep`` False (size 1) are dropped from the result."""
+        ``keep`` False (size 1) are dropped from the result. A view of the whole source
+        is the source itself."""
+        t = memref_type_of(source)
+        if (
+            all(isinstance(d[0], int) and d[0] == 0 for d in dims)
+            and tuple(d[1] for d in dims) == tuple(t.get_shape())
+            and all(d[2] == 1 for d in dims)
+            and all(d[3] for d in dims)
+        ):
+            return source
+        return self.subview(source, dims)
+
+    def subview(self, source: SSAValue, dims: Sequence[tuple[Offset, int, int, bool]]) -> SSAValue:
+        """Always a ``memref.subview`` (:meth:`view`): the result's strided layout is the
+        source's strides times the view's, at the static offset, with the dropped (unit)
+        dims left out (a rank-reducing subview)."""
         t = memref_type_of(source)
         offsets = [d[0] for d in dims]
         sizes = [d[1] for d in dims]
         strides = [d[2] for d in dims]
-        if (
-            all(isinstance(o, int) and o == 0 for o in offsets)
-            and tuple(sizes) == tuple(t.get_shape())
-            and all(s == 1 for s in strides)
-            and all(d[3] for d in dims)
-        ):
-            return source
         full = memref.SubviewOp.infer_result_type(t, offsets, sizes, strides)
         layout = full.layout
         assert isinstance(layout, StridedLayoutAttr)
         full_strides = layout.get_strides()
         kept = [i for i, d in enumerate(dims) if d[3]]
-        assert all(dims[i][1] == 1 for i in range(len(dims)) if i not in kept)
+        for i, d in enumerate(dims):
+            assert d[3] or d[1] == 1, f"dropped dim {i} has size {d[1]}"
         result_type = MemRefType(
             t.get_element_type(),
             [sizes[i] for i in kept],

@@ -49,8 +49,11 @@ def _lower_dot(lowering: Any, op: Operation) -> None:
 
 
 def _install(monkeypatch: pytest.MonkeyPatch, *found: _EntryPoint) -> None:
+    original = extensions.entry_points
     monkeypatch.setattr(
-        extensions, "entry_points", lambda group: found if group == lowerings.GROUP else ()
+        extensions,
+        "entry_points",
+        lambda group: found if group == lowerings.GROUP else original(group),
     )
 
 
@@ -131,3 +134,80 @@ def test_the_example_extension_registers_its_target() -> None:
     registration = tables.custom_calls["ExtScaleAdd"]
     assert registration.is_extension
     assert "mxdsl-ext-example" in registration.owner
+
+
+KERNEL = """
+func.func @k(%a: memref<4x8xf32, #nisa.mem<hbm>>) -> memref<4x8xf32, #nisa.mem<hbm>> {
+  %t = memref.alloc() : memref<4x8xf32, #nisa.mem<sbuf>>
+  nisa.memset %t, 1.5 : memref<4x8xf32, #nisa.mem<sbuf>>
+  %o = memref.alloc() : memref<4x8xf32, #nisa.mem<hbm>>
+  nisa.dma_copy %o, %t : memref<4x8xf32, #nisa.mem<hbm>>, memref<4x8xf32, #nisa.mem<sbuf>>
+  func.return %o : memref<4x8xf32, #nisa.mem<hbm>>
+}
+"""
+
+
+def _lower_kernel(monkeypatch: pytest.MonkeyPatch, register: Any) -> str:
+    from mxdsl.tools.diagnostics import parse_located
+    from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
+    from mxdsl.transforms.lower_nisa_to_bir import lower_nisa_to_bir
+
+    _install(monkeypatch, _EntryPoint("sel", "sel_ext:register", register, _Dist("sel-ext")))
+    lowerings.cached_tables.cache_clear()
+    try:
+        module, _ = parse_located(_context(), KERNEL, "kernel.mlir")
+        lower_nisa_to_bir(module)
+        return str(module)
+    finally:
+        lowerings.cached_tables.cache_clear()
+
+
+def test_an_extension_selects_a_nisa_op(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mxdsl.dialects import bir, nisa
+    from mxdsl.transforms.nisa_to_bir.select import Selection
+
+    seen: list[str] = []
+
+    def select_memset(selection: Selection, op: nisa.MemsetOp) -> Operation:
+        seen.append(op.name)
+        return bir.MemsetOp(selection.compute_ap(op.dst, "dst"), 2.5)
+
+    def register(table: lowerings.Lowerings) -> None:
+        table.selection(nisa.MemsetOp, select_memset, override=True)
+
+    text = _lower_kernel(monkeypatch, register)
+    assert seen == ["nisa.memset"]
+    assert "bir.memset" in text
+    assert "2.500000e+00" in text
+    assert "nisa.memset" not in text
+
+
+def test_a_faulty_selection_is_the_extensions(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mxdsl.diagnostics import OpDiagnostic
+    from mxdsl.dialects import nisa
+
+    def select_memset(selection: Any, op: nisa.MemsetOp) -> Operation:
+        raise ZeroDivisionError("no tiles")
+
+    def register(table: lowerings.Lowerings) -> None:
+        table.selection(nisa.MemsetOp, select_memset, override=True)
+
+    with pytest.raises(OpDiagnostic) as caught:
+        _lower_kernel(monkeypatch, register)
+    assert caught.value.op.name == "nisa.memset"
+    assert caught.value.message == (
+        "lower-nisa-to-bir: the instruction selection of extension 'sel-ext' (entry point "
+        "mxdsl.lowerings:sel = sel_ext:register) failed: ZeroDivisionError: no tiles"
+    )
+
+
+def test_a_conflicting_selection_names_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from mxdsl.dialects import nisa
+
+    def register(table: lowerings.Lowerings) -> None:
+        table.selection(nisa.MemsetOp, _lower_dot)
+
+    with pytest.raises(DiagnosticException, match="registers a lowering for nisa op nisa.memset"):
+        _lower_kernel(monkeypatch, register)
