@@ -23,6 +23,7 @@ import struct
 import sys
 import tempfile
 import textwrap
+import threading
 from collections.abc import Callable, Sequence
 from typing import IO
 
@@ -100,20 +101,80 @@ class ParseVerifyError(ParseError):
     its op: a verifier diagnostic for ``--verify-diagnostics``."""
 
 
+NESTING_LIMIT = 1024
+"""The deepest nesting of ops (an op in a region of an op in a region ...) the tools take:
+a deeper op is a located parse error naming this bound. The tools run on a thread whose
+stack and recursion limit (:func:`with_deep_stack`) parse, verify, print, lower and
+interpret this deep; plain ``xdsl-opt`` stops near 200."""
+
+DEEP_STACK_BYTES = 1 << 30
+"""The stack of the thread the tools run on (virtual memory: pages are used as touched)."""
+
+DEEP_RECURSION_LIMIT = 250_000
+"""Python frames the tools may nest (:data:`NESTING_LIMIT` levels of about 50 frames each
+through the parser, verifier, printer, passes and interpreters, with room to spare)."""
+
+
+def with_deep_stack(main: Callable[[], int]) -> Callable[[], int]:
+    """``main`` run on a thread with a :data:`DEEP_STACK_BYTES` stack and the recursion
+    limit raised to :data:`DEEP_RECURSION_LIMIT`, so deeply nested IR does not overflow
+    Python's default limits; its result or exception is the caller's."""
+
+    def run() -> int:
+        outcome: list[int] = []
+        failure: list[BaseException] = []
+
+        def target() -> None:
+            try:
+                outcome.append(main())
+            except BaseException as err:  # handed to the calling thread
+                failure.append(err)
+
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+        size = threading.stack_size(DEEP_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=target, name="mx-tool", daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(size)  # threads the tool starts get the default
+        try:
+            worker.join()
+        finally:
+            sys.setrecursionlimit(limit)
+        if failure:
+            raise failure[0]
+        return outcome[0]
+
+    return run
+
+
 class LocatingParser(Parser):
     """A parser that remembers where each op begins in the input (a span per op: a line
-    and column are worked out only when wanted, see :func:`assign_locations`)."""
+    and column are worked out only when wanted, see :func:`assign_locations`), and
+    refuses ops nested deeper than :data:`NESTING_LIMIT`."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         check_string_literals(text, name, line_offset)
         super().__init__(ctx, text, name)
         self.line_offset = line_offset
         self.op_spans: dict[Operation, Span[str]] = {}
+        self.depth = 0
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
         if self.line_offset:
             span = dataclasses.replace(span, line_offset=self.line_offset)
+        top_module = self.depth == 0 and self._current_token.text.strip('"') == "builtin.module"
+        if self.depth >= NESTING_LIMIT:
+            raise ParseError(
+                span,
+                f"this op is nested {self.depth + 1} levels deep; the mxdsl tools take at "
+                f"most {NESTING_LIMIT} levels of nested regions (move the inner loops into "
+                "a function of their own, or flatten them)",
+            )
+        nesting = 0 if top_module else 1  # the module around the input is not a level
+        self.depth += nesting
         try:
             op = super().parse_operation()
         except VerifyException as err:  # an attribute or type refused while parsed
@@ -126,6 +187,8 @@ class LocatingParser(Parser):
                 "out of memory while parsing this op: a literal or a shape too large for "
                 "this machine",
             ) from None
+        finally:
+            self.depth -= nesting
         self.op_spans[op] = span
         return op
 

@@ -69,6 +69,7 @@ from mxdsl.tools.diagnostics import (
     report_internal_error,
     unknown_pass_message,
     verify_located,
+    with_deep_stack,
     write_atomically,
 )
 
@@ -430,4 +431,4 @@ def _run(argv: Sequence[str] | None) -> int:
 
 def console_main() -> None:
     warnings.filterwarnings("default", category=DeprecationWarning)  # as xdsl-opt
-    console_exit(main)  # e.g. `mx-opt big.mlir | head`: stops quietly
+    console_exit(with_deep_stack(main))  # `mx-opt big.mlir | head`: stops quietly

@@ -74,6 +74,7 @@ from mxdsl.tools.diagnostics import (
     run_tool,
     unknown_pass_message,
     verify_located,
+    with_deep_stack,
     write_atomically,
 )
 
@@ -793,7 +794,7 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
 
 
 def console_main() -> None:
-    console_exit(main)  # `mx-run ... --print-values | head` stops quietly
+    console_exit(with_deep_stack(main))  # `mx-run ... | head` stops quietly
 
 
 __all__ = [
