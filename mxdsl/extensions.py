@@ -1,11 +1,13 @@
 """Extensions: the installed packages that plug into mxdsl through entry points.
 
-Three entry-point groups make a package an extension (docs/extending.md):
+Four entry-point groups make a package an extension (docs/extending.md):
 
 * ``xdsl.universe`` — dialects and passes (read by ``mx-opt`` and ``xdsl-opt``);
 * ``mxdsl.interpreters`` — interpreter functions (read by ``mx-run``);
 * ``mxdsl.contracts`` — custom-call contracts, one entry point per target name (or
-  ``Prefix*`` for a family), loaded only when a call names the target.
+  ``Prefix*`` for a family), loaded only when a call names the target;
+* ``mxdsl.lowerings`` — lowerings of its ops and custom-call targets into
+  ``lower-hlo-to-nisa`` and instruction selection of its nisa ops (:mod:`mxdsl.lowerings`).
 
 This module gives the tools two things about them:
 
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 
 from xdsl.universe import Universe
 
-GROUPS = ("xdsl.universe", "mxdsl.interpreters", "mxdsl.contracts")
+GROUPS = ("xdsl.universe", "mxdsl.interpreters", "mxdsl.contracts", "mxdsl.lowerings")
 """The entry-point groups an extension can publish on."""
 
 CORE_DISTRIBUTIONS = frozenset({"mxdsl", "xdsl"})

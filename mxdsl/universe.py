@@ -61,7 +61,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         return LegalizeScaledMatmulPass
 
     def get_lower_hlo_to_nisa() -> type[ModulePass]:
-        from mxdsl.transforms.lower_hlo_to_nisa import LowerHloToNisaPass
+        from mxdsl.transforms.hlo_to_nisa import LowerHloToNisaPass
 
         return LowerHloToNisaPass
 
@@ -69,6 +69,16 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         from mxdsl.transforms.lower_nisa_to_bir import LowerNisaToBirPass
 
         return LowerNisaToBirPass
+
+    def get_nisa_allocate() -> type[ModulePass]:
+        from mxdsl.transforms.nisa_to_bir.allocate import NisaAllocatePass
+
+        return NisaAllocatePass
+
+    def get_nisa_select() -> type[ModulePass]:
+        from mxdsl.transforms.nisa_to_bir.select import NisaSelectPass
+
+        return NisaSelectPass
 
     def get_import_stablehlo() -> type[ModulePass]:
         from mxdsl.transforms.import_stablehlo import ImportStableHloPass
@@ -81,6 +91,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "legalize-scaled-matmul": get_legalize_scaled_matmul,
         "lower-hlo-to-nisa": get_lower_hlo_to_nisa,
         "lower-nisa-to-bir": get_lower_nisa_to_bir,
+        "nisa-allocate": get_nisa_allocate,
+        "nisa-select": get_nisa_select,
     }
 
 

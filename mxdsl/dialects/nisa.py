@@ -31,7 +31,9 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -68,6 +70,7 @@ from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Dialect,
+    Operation,
     ParametrizedAttribute,
     SpacedOpaqueSyntaxAttribute,
     SSAValue,
@@ -89,7 +92,14 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.traits import (
+    EffectInstance,
+    MemoryEffect,
+    MemoryEffectKind,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    Pure,
+)
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -561,7 +571,36 @@ HBM_ONLY = (MemorySpace.HBM,)
 ScalarOrTile = AnyFloatConstr | base(IntegerType) | base(MemRefType)
 """A scalar SSA value (f32 / integer) or a memref tile."""
 
-_EFFECTS = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+class OperandEffects(MemoryEffect):
+    """Memory effects per operand, as MLIR's memref ops declare them: a write on each
+    destination buffer (the op's ``DESTINATIONS``), a read on every other buffer operand,
+    and a read on a destination the op also reads (``reads_destination``: an
+    accumulating matmul, a predicated copy; or a buffer passed as a source too).
+    Scalars and indices have no effect."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> AbstractSet[EffectInstance]:
+        names: tuple[str, ...] = getattr(op, "DESTINATIONS", ("dst",))
+        written = [value for name in names if (value := getattr(op, name)) is not None]
+        reads_destination = bool(getattr(op, "reads_destination", lambda: False)())
+        effects: set[EffectInstance] = set()
+        for value in dict.fromkeys(op.operands):
+            if not isinstance(value.type, MemRefType):
+                continue
+            as_destination = sum(1 for w in written if w is value)
+            if as_destination:
+                effects.add(EffectInstance(MemoryEffectKind.WRITE, value))
+            uses = sum(1 for operand in op.operands if operand is value)
+            if uses > as_destination or (as_destination and reads_destination):
+                effects.add(EffectInstance(MemoryEffectKind.READ, value))
+        return effects
+
+
+_EFFECTS = traits_def(OperandEffects())
+"""Per-operand effects (:class:`OperandEffects`)."""
+_UNKNOWN_EFFECTS = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+"""Reads and writes memory beyond its operands (another core's, a barrier)."""
 
 
 def _alu(op: AluOp | AluOpAttr) -> AluOpAttr:
@@ -836,6 +875,11 @@ class NcMatmulOp(IRDLOperation):
     moving = operand_def(MemRefType)
     accumulate = opt_prop_def(UnitAttr)
     traits = _EFFECTS
+
+    def reads_destination(self) -> bool:
+        """Accumulating into dst reads it."""
+        return self.accumulate is not None
+
     assembly_format = (
         "$dst `,` $stationary `,` $moving (`accumulate` $accumulate^)? attr-dict "
         "`:` type($dst) `,` type($stationary) `,` type($moving)"
@@ -947,6 +991,11 @@ class NcMatmulMxOp(IRDLOperation):
     moving_scale = operand_def(MemRefType)
     accumulate = opt_prop_def(UnitAttr)
     traits = _EFFECTS
+
+    def reads_destination(self) -> bool:
+        """Accumulating into dst reads it."""
+        return self.accumulate is not None
+
     assembly_format = (
         "$dst `,` $stationary `scale` $stationary_scale `,` $moving `scale` $moving_scale "
         "(`accumulate` $accumulate^)? attr-dict `:` type($dst) `,` type($stationary) `,` "
@@ -1002,6 +1051,7 @@ class QuantizeMxOp(IRDLOperation):
     dst = operand_def(MemRefType)
     dst_scale = operand_def(MemRefType)
     src = operand_def(MemRefType)
+    DESTINATIONS: ClassVar[tuple[str, ...]] = ("dst", "dst_scale")
     traits = _EFFECTS
     assembly_format = (
         "$dst `scale` $dst_scale `,` $src attr-dict "
@@ -1377,6 +1427,11 @@ class TensorCopyPredicatedOp(IRDLOperation):
     predicate = operand_def(MemRefType)
     reverse_predicate = opt_prop_def(UnitAttr)
     traits = _EFFECTS
+
+    def reads_destination(self) -> bool:
+        """Where the predicate is off, dst keeps what it held."""
+        return True
+
     assembly_format = (
         "$dst `,` $src `where` (`not` $reverse_predicate^)? $predicate attr-dict "
         "`:` type($dst) `,` type($src) `,` type($predicate)"
@@ -1465,7 +1520,7 @@ class SendRecvOp(IRDLOperation):
     send_to = operand_def(IndexType)
     recv_from = operand_def(IndexType)
     pipe_id = prop_def(IntegerAttr.constr(type=eq(i64)))
-    traits = _EFFECTS
+    traits = _UNKNOWN_EFFECTS
     assembly_format = (
         "$dst `,` $src `to` $send_to `from` $recv_from `pipe` $pipe_id attr-dict "
         "`:` type($dst) `,` type($src)"
@@ -1501,7 +1556,7 @@ class CoreBarrierOp(IRDLOperation):
     cores = prop_def(
         DenseArrayBase.constr(i64), default_value=DenseArrayBase.from_list(i64, (0, 1))
     )
-    traits = _EFFECTS
+    traits = _UNKNOWN_EFFECTS
     assembly_format = "$data (`cores` $cores^)? attr-dict `:` type($data)"
 
     def __init__(self, data: SSAValue, cores: Sequence[int] = (0, 1)):

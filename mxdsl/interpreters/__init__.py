@@ -71,10 +71,11 @@ class OpInterpretationError(InterpretationError):
     def __init__(self, op: Operation, message: str):
         self.op = op
         self.message = message
-        super().__init__(f"{_location_prefix(op)}{message}")
+        super().__init__(f"{location_prefix(op)}{message}")
 
 
-def _location_prefix(op: Operation) -> str:
+def location_prefix(op: Operation) -> str:
+    """``file:line:col: `` of ``op`` when it has a file location, else empty."""
     location = op.location
     if isinstance(location, FileLineColLoc):
         return f"{location.filename.data}:{location.line.data}:{location.column.data}: "

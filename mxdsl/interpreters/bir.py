@@ -50,23 +50,21 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from mxdsl.dialects import bir
 from mxdsl.dialects.bir import AccessPatternAttr, Dtype
 from mxdsl.interpreters import OpInterpretationError, is_float_dtype, round_to
-from mxdsl.interpreters.fast_path import fast_path
-from mxdsl.interpreters.nisa import (
-    _ACTIVATIONS,  # pyright: ignore[reportPrivateUsage]
-    _REDUCE,  # pyright: ignore[reportPrivateUsage]
+from mxdsl.interpreters.engines import (
+    ACTIVATIONS,
     F32,
-    _as_f64,  # pyright: ignore[reportPrivateUsage]
-    _compute_domain,  # pyright: ignore[reportPrivateUsage]
-    _in_domain,  # pyright: ignore[reportPrivateUsage]
-    _scalar_in_domain,  # pyright: ignore[reportPrivateUsage]
-    _scalar_operand,  # pyright: ignore[reportPrivateUsage]
-    _wrap_i32,  # pyright: ignore[reportPrivateUsage]
+    REDUCE,
     alu,
-    as_int,
-    core_context,
+    as_f64,
+    compute_domain,
+    in_domain,
+    scalar_in_domain,
+    scalar_operand,
     to_f32,
-    write_pass,
+    wrap_i32,
 )
+from mxdsl.interpreters.fast_path import fast_path
+from mxdsl.interpreters.nisa import as_int, core_context, write_pass
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
@@ -925,9 +923,9 @@ def _scalar(
     """An immediate as nisa sees it (FloatAttr / int), or a column read as ``[P, 1]``."""
     if isinstance(operand, AccessPatternAttr):
         column = _region(interpreter, op, role, operand, runtime=runtime).read()
-        return _scalar_operand(column, partitions)
+        return scalar_operand(column, partitions)
     if isinstance(operand, FloatAttr | IntegerAttr):
-        return _scalar_operand(operand, partitions)
+        return scalar_operand(operand, partitions)
     raise OpInterpretationError(op, f"{role}: unsupported operand {operand}")
 
 
@@ -1062,7 +1060,7 @@ class BirFunctions(InterpreterFunctions):
         if isinstance(op.src, AccessPatternAttr):
             chosen = _region(interpreter, op, "src", op.src, runtime=rt).read()
         else:
-            scalar = _scalar_operand(op.src, current.shape[0])
+            scalar = scalar_operand(op.src, current.shape[0])
             chosen = np.broadcast_to(round_to(np.asarray([scalar]), dtype), current.shape)
         current[mask] = chosen[mask]
         dst.write(current)
@@ -1097,9 +1095,7 @@ class BirFunctions(InterpreterFunctions):
             key = ("pe", ap.key, region.p0, region.byte_offset)
             # widened to float64 exactly (as to_f32 then float64 would), its dtype kept
             # for the certificate (nisa's nc_matmul does the same)
-            return core.operand(
-                key, lambda: pe_operand(region.read(), _as_f64), (region.bounds(0),)
-            )
+            return core.operand(key, lambda: pe_operand(region.read(), as_f64), (region.bounds(0),))
 
         lhs = operand("stationary", op.stationary)
         rhs = operand("moving", op.moving)
@@ -1187,10 +1183,8 @@ class BirFunctions(InterpreterFunctions):
         in1 = _region(interpreter, op, "in1", op.in1, runtime=rt).read()
         dtype = dst_np(op.dst)
         alu_op = op.op.data
-        domain = _compute_domain(
-            np.empty(0, dtype), in0, in1, bitwise=alu_op in bir.BITWISE_ALU_OPS
-        )
-        result = alu(alu_op, _in_domain(in0, domain), _in_domain(in1, domain))
+        domain = compute_domain(np.empty(0, dtype), in0, in1, bitwise=alu_op in bir.BITWISE_ALU_OPS)
+        result = alu(alu_op, in_domain(in0, domain), in_domain(in1, domain))
         _region(interpreter, op, "dst", op.dst, runtime=rt).write(
             round_to(np.asarray(result), dtype)
         )
@@ -1211,14 +1205,14 @@ class BirFunctions(InterpreterFunctions):
             for i, o in enumerate(operands)
         ]
         tiles = [s for s in scalars if isinstance(s, np.ndarray)]
-        domain = _compute_domain(np.empty(0, dtype), data, *tiles, bitwise=bitwise)
+        domain = compute_domain(np.empty(0, dtype), data, *tiles, bitwise=bitwise)
         if not bitwise and any(isinstance(o, FloatAttr) for o in operands):
             domain = F32
-        x = _in_domain(data, domain)
-        s0 = _scalar_in_domain(scalars[0], domain)
+        x = in_domain(data, domain)
+        s0 = scalar_in_domain(scalars[0], domain)
         x = alu(op.op0.data, s0, x) if op.reverse0 is not None else alu(op.op0.data, x, s0)
         if op.op1 is not None:
-            s1 = _scalar_in_domain(scalars[1], domain)
+            s1 = scalar_in_domain(scalars[1], domain)
             x = alu(op.op1.data, s1, x) if op.reverse1 is not None else alu(op.op1.data, x, s1)
         _region(interpreter, op, "dst", op.dst, runtime=rt).write(round_to(np.asarray(x), dtype))
         return ()
@@ -1231,7 +1225,7 @@ class BirFunctions(InterpreterFunctions):
         rt = _runtime(op, args)
         data = _region(interpreter, op, "src", op.src, runtime=rt).read()
         x = to_f32(data)
-        s0 = _scalar_in_domain(
+        s0 = scalar_in_domain(
             _scalar(interpreter, op, "operand0", op.operand0, data.shape[0], rt), F32
         )
         t = to_f32(_region(interpreter, op, "in1", op.in1, runtime=rt).read())
@@ -1250,12 +1244,12 @@ class BirFunctions(InterpreterFunctions):
         x = to_f32(data)
         if op.scale is not None:
             scale = _scalar(interpreter, op, "scale", op.scale, partitions, rt)
-            x = x * _scalar_in_domain(scale, F32)
+            x = x * scalar_in_domain(scale, F32)
         if op.bias is not None:
             bias = _scalar(interpreter, op, "bias", op.bias, partitions, rt)
-            x = x + _scalar_in_domain(bias, F32)
+            x = x + scalar_in_domain(bias, F32)
         with np.errstate(all="ignore"):
-            y = _ACTIVATIONS[op.func.data](np.asarray(x, dtype=F32).astype(np.float64))
+            y = ACTIVATIONS[op.func.data](np.asarray(x, dtype=F32).astype(np.float64))
         dtype = dst_np(op.dst)
         _region(interpreter, op, "dst", op.dst, runtime=rt).write(
             round_to(np.asarray(y, dtype=np.float64), dtype)
@@ -1283,9 +1277,9 @@ class BirFunctions(InterpreterFunctions):
         axes = tuple(range(data.ndim - inner, data.ndim))
         dtype = dst_np(op.dst)
         alu_op = op.op.data
-        domain = _compute_domain(np.empty(0, dtype), data, bitwise=alu_op in bir.BITWISE_ALU_OPS)
+        domain = compute_domain(np.empty(0, dtype), data, bitwise=alu_op in bir.BITWISE_ALU_OPS)
         with np.errstate(all="ignore"):
-            result = np.asarray(_REDUCE[alu_op](_in_domain(data, domain), axis=axes))
+            result = np.asarray(REDUCE[alu_op](in_domain(data, domain), axis=axes))
             if op.negate is not None:
                 result = -result
         _region(interpreter, op, "dst", op.dst, runtime=rt).write(round_to(result, dtype))
@@ -1327,7 +1321,7 @@ class BirFunctions(InterpreterFunctions):
         result_type = op.result.type
         if isinstance(result_type, IndexType):
             return (scalar_attr(value, result_type, interpreter.index_bitwidth),)
-        return (IntegerAttr(_wrap_i32(value), result_type),)
+        return (IntegerAttr(wrap_i32(value), result_type),)
 
 
 def dst_np(ap: AccessPatternAttr) -> np.dtype[Any]:

@@ -32,7 +32,6 @@ as core 0 of 1.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 from operator import itemgetter
 from typing import Any
 
@@ -63,7 +62,6 @@ from xdsl.utils.scoped_dict import ScopedDict
 
 from mxdsl.dialects import nisa
 from mxdsl.interpreters import (
-    ML_FLOATS,
     OpInterpretationError,
     dense_literal_value,
     f32_to_bf16_into,
@@ -71,9 +69,24 @@ from mxdsl.interpreters import (
     numpy_dtype,
     round_to,
 )
+from mxdsl.interpreters.engines import (
+    ACTIVATIONS as _ACTIVATIONS,
+)
+from mxdsl.interpreters.engines import (
+    F32,
+    alu,
+    to_f32,
+)
+from mxdsl.interpreters.engines import REDUCE as _REDUCE
+from mxdsl.interpreters.engines import as_f64 as _as_f64
+from mxdsl.interpreters.engines import compute_domain as _compute_domain
+from mxdsl.interpreters.engines import in_domain as _in_domain
+from mxdsl.interpreters.engines import scalar_in_domain as _scalar_in_domain
+from mxdsl.interpreters.engines import scalar_operand as _scalar_operand
+from mxdsl.interpreters.engines import wrap_i32 as _wrap_i32
 from mxdsl.interpreters.fast_path import fast_path, write_tracker
 from mxdsl.interpreters.index import DIRECT_IMPLS, IndexFunctions, direct_impl, int_attr
-from mxdsl.numerics import elementary, minmax
+from mxdsl.numerics import elementary
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
@@ -87,12 +100,9 @@ from mxdsl.numerics.matmul import (
     pe_pass_into,
     pe_passes_into,
     psum_add,
-    to_float64,
 )
 from mxdsl.numerics.quantize import quantize_mx
-from mxdsl.numerics.reduce import fold_trailing
 
-F32 = np.dtype(np.float32)
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 INT_SENTINEL = 4
 """What an uninitialized integer buffer reads as (the NKI simulator's sentinel)."""
@@ -187,25 +197,6 @@ def store(op: Operation, dst: np.ndarray, values: np.ndarray) -> None:
     dst[...] = values.reshape(dst.shape)
 
 
-def to_f32(array: np.ndarray) -> np.ndarray:
-    """``array`` as float32 (:func:`round_to`; itself when it is float32)."""
-    if array.dtype == F32:
-        return array
-    return round_to(array, F32)
-
-
-_EXACT_IN_F32 = frozenset((F32, np.dtype(np.float16))) | ML_FLOATS
-"""Float dtypes that widen to float32 exactly, so ``to_f32(x).astype(float64)`` is
-``x.astype(float64)``."""
-
-
-def _as_f64(array: np.ndarray) -> np.ndarray:
-    """``to_f32(array)`` widened to float64, in one conversion where that is exact."""
-    if array.dtype in _EXACT_IN_F32:
-        return to_float64(array)
-    return to_f32(array).astype(np.float64)
-
-
 def _dma_convert(src: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     """``src`` in ``dtype`` as a DMA converts it: src -> f32 -> dst for floats, itself
     when the dtypes agree."""
@@ -214,137 +205,6 @@ def _dma_convert(src: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     if is_float_dtype(dtype) or is_float_dtype(src.dtype):
         return round_to(to_f32(src), dtype)
     return round_to(src, dtype)
-
-
-def _scalar_operand(value: Any, partitions: int) -> Any:
-    """A scalar-or-column operand, broadcastable against ``[P, F]``."""
-    if isinstance(value, FloatAttr):
-        return np.float32(value.value.data)
-    if isinstance(value, IntegerAttr):
-        return int(value.value.data)
-    if isinstance(value, np.ndarray):
-        return value.reshape(partitions, 1)
-    return value
-
-
-# ------------------------------------------------------------------------ ALU ops
-
-
-def _as_bool(x: Any) -> Any:
-    return np.not_equal(x, 0)
-
-
-def _f(x: Any) -> Any:
-    return np.asarray(x).astype(F32)
-
-
-_ARITH: dict[nisa.AluOp, Callable[[Any, Any], Any]] = {
-    nisa.AluOp.BYPASS: lambda a, b: a,
-    nisa.AluOp.ADD: np.add,
-    nisa.AluOp.SUBTRACT: np.subtract,
-    nisa.AluOp.MULTIPLY: np.multiply,
-    nisa.AluOp.DIVIDE: np.divide,
-    nisa.AluOp.MAXIMUM: minmax.maximum,
-    nisa.AluOp.MINIMUM: minmax.minimum,
-    nisa.AluOp.EQUAL: lambda a, b: _f(np.equal(a, b)),
-    nisa.AluOp.NOT_EQUAL: lambda a, b: _f(np.not_equal(a, b)),
-    nisa.AluOp.GREATER: lambda a, b: _f(np.greater(a, b)),
-    nisa.AluOp.GREATER_EQUAL: lambda a, b: _f(np.greater_equal(a, b)),
-    nisa.AluOp.LESS: lambda a, b: _f(np.less(a, b)),
-    nisa.AluOp.LESS_EQUAL: lambda a, b: _f(np.less_equal(a, b)),
-    nisa.AluOp.LOGICAL_AND: lambda a, b: _f(np.logical_and(_as_bool(a), _as_bool(b))),
-    nisa.AluOp.LOGICAL_OR: lambda a, b: _f(np.logical_or(_as_bool(a), _as_bool(b))),
-    nisa.AluOp.LOGICAL_XOR: lambda a, b: _f(np.logical_xor(_as_bool(a), _as_bool(b))),
-    nisa.AluOp.POWER: lambda a, b: _power(a, b),
-    nisa.AluOp.ABS_MAX: lambda a, b: np.maximum(np.abs(a), np.abs(b)),
-    nisa.AluOp.ABS_MIN: lambda a, b: np.minimum(np.abs(a), np.abs(b)),
-    nisa.AluOp.BITWISE_AND: np.bitwise_and,
-    nisa.AluOp.BITWISE_OR: np.bitwise_or,
-    nisa.AluOp.BITWISE_XOR: np.bitwise_xor,
-    nisa.AluOp.LEFT_SHIFT: np.left_shift,
-    nisa.AluOp.RIGHT_SHIFT: np.right_shift,
-}
-
-_REDUCE: dict[nisa.AluOp, Callable[..., Any]] = {
-    nisa.AluOp.ADD: partial(fold_trailing, np.add),
-    nisa.AluOp.SUBTRACT: partial(fold_trailing, np.subtract),
-    nisa.AluOp.MULTIPLY: partial(fold_trailing, np.multiply),
-    nisa.AluOp.MAXIMUM: minmax.reduce_maximum,
-    nisa.AluOp.MINIMUM: minmax.reduce_minimum,
-    nisa.AluOp.LOGICAL_AND: lambda x, axis: _f(np.logical_and.reduce(_as_bool(x), axis=axis)),
-    nisa.AluOp.LOGICAL_OR: lambda x, axis: _f(np.logical_or.reduce(_as_bool(x), axis=axis)),
-    nisa.AluOp.LOGICAL_XOR: lambda x, axis: _f(np.logical_xor.reduce(_as_bool(x), axis=axis)),
-    nisa.AluOp.BITWISE_AND: np.bitwise_and.reduce,
-    nisa.AluOp.BITWISE_OR: np.bitwise_or.reduce,
-    nisa.AluOp.BITWISE_XOR: np.bitwise_xor.reduce,
-}
-
-
-def _power(a: Any, b: Any) -> Any:
-    """Integer operands: numpy's exact integer power; floats (the f32 domain):
-    :func:`mxdsl.numerics.elementary.power` in float64, rounded to f32."""
-    a, b = np.asarray(a), np.asarray(b)
-    if not (is_float_dtype(a.dtype) or is_float_dtype(b.dtype)):
-        return np.power(a, b)
-    return elementary.power(a, b).astype(F32)
-
-
-def alu(op: nisa.AluOp, a: Any, b: Any) -> Any:
-    with np.errstate(all="ignore"):
-        return _ARITH[op](a, b)
-
-
-_INT64 = np.dtype(np.int64)
-
-
-def _compute_domain(dst: np.ndarray, *tiles: np.ndarray, bitwise: bool = False) -> np.dtype:
-    """int64 when every tile (dst included) is integer (exact integer ALU), else f32."""
-    if bitwise:
-        return _INT64
-    for tile in (dst, *tiles):
-        dtype = tile.dtype
-        if dtype.kind == "f" or dtype in ML_FLOATS:  # is_float_dtype, dtype in hand
-            return F32
-    return _INT64
-
-
-def _in_domain(array: np.ndarray, domain: np.dtype) -> np.ndarray:
-    if domain == F32:
-        return to_f32(array)
-    return array.astype(domain)
-
-
-def _scalar_in_domain(value: Any, domain: np.dtype) -> Any:
-    if isinstance(value, np.ndarray):
-        return _in_domain(value, domain)
-    if domain == F32:
-        return np.float32(value)
-    return np.int64(value)
-
-
-# -------------------------------------------------------------------- activations
-
-
-_ACTIVATIONS: dict[nisa.ActivationFunction, Callable[[np.ndarray], np.ndarray]] = {
-    nisa.ActivationFunction.COPY: lambda x: x,
-    nisa.ActivationFunction.SQUARE: lambda x: x * x,
-    nisa.ActivationFunction.SIGMOID: elementary.sigmoid,
-    nisa.ActivationFunction.RELU: lambda x: np.maximum(x, 0.0),
-    nisa.ActivationFunction.GELU: elementary.gelu,
-    nisa.ActivationFunction.GELU_APPRX_TANH: elementary.gelu_apprx_tanh,
-    nisa.ActivationFunction.GELU_APPRX_SIGMOID: elementary.gelu_apprx_sigmoid,
-    nisa.ActivationFunction.SILU: elementary.silu,
-    nisa.ActivationFunction.TANH: elementary.tanh,
-    nisa.ActivationFunction.EXP: elementary.exp,
-    nisa.ActivationFunction.LOG: elementary.log,
-    nisa.ActivationFunction.SQRT: np.sqrt,
-    nisa.ActivationFunction.RSQRT: lambda x: 1.0 / np.sqrt(x),
-    nisa.ActivationFunction.RECIPROCAL: lambda x: 1.0 / x,
-    nisa.ActivationFunction.SOFTPLUS: elementary.softplus,
-    nisa.ActivationFunction.ERF: elementary.erf,
-    nisa.ActivationFunction.ABS: np.abs,
-    nisa.ActivationFunction.SIGN: np.sign,
-}
 
 
 _ACTIVATION_BLOCK: int | None = None
@@ -1440,11 +1300,6 @@ def _int_attr(value: int, value_type: Attribute, bitwidth: Any) -> Any:
     """``scalar_attr(value, value_type, bitwidth)`` (an index or integer), memoized and
     built without re-verification: :func:`mxdsl.interpreters.index.int_attr`."""
     return int_attr(value, value_type, bitwidth)
-
-
-def _wrap_i32(value: int) -> int:
-    value &= 0xFFFF_FFFF
-    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 def write_pass(dst: np.ndarray, product: np.ndarray, accumulate: bool) -> None:

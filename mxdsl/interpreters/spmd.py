@@ -32,7 +32,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import InterpretationError
 
 from mxdsl.dialects import nisa
-from mxdsl.interpreters import OpInterpretationError, _location_prefix  # pyright: ignore[reportPrivateUsage]
+from mxdsl.interpreters import OpInterpretationError, location_prefix
 from mxdsl.interpreters.nisa import CoreContext, install_core_context
 
 
@@ -42,7 +42,7 @@ class SpmdError(InterpretationError):
 
 def describe_op(op: Operation) -> str:
     """``nisa.sendrecv at f.mlir:3:5`` (or without a location)."""
-    where = _location_prefix(op).rstrip(": ")
+    where = location_prefix(op).rstrip(": ")
     return f"{op.name} at {where}" if where else f"{op.name} (no location)"
 
 

@@ -24,6 +24,7 @@ import struct
 import sys
 import tempfile
 import textwrap
+import threading
 from collections.abc import Callable, Sequence
 from typing import IO
 
@@ -41,13 +42,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import (
-    DiagnosticException,
     MultipleSpansParseError,
     ParseError,
     VerifyException,
 )
 from xdsl.utils.lexer import Input, Span
 
+from mxdsl.diagnostics import OpDiagnostic
 from mxdsl.dialects.hex_floats import HexFloatParser
 from mxdsl.extensions import Culprit, extension_at_fault
 from mxdsl.tools.signals import (
@@ -59,15 +60,6 @@ from mxdsl.tools.signals import (
     signal_cause,
     signals_deferred,
 )
-
-
-class OpDiagnostic(DiagnosticException):
-    """An error about one op: printed with the op's source location when known."""
-
-    def __init__(self, op: Operation, message: str):
-        super().__init__(message)
-        self.op = op
-        self.message = message
 
 
 class LineTable:
@@ -119,21 +111,81 @@ class ParseVerifyError(ParseError):
     its op: a verifier diagnostic for ``--verify-diagnostics``."""
 
 
+NESTING_LIMIT = 1024
+"""The deepest nesting of ops (an op in a region of an op in a region ...) the tools take:
+a deeper op is a located parse error naming this bound. The tools run on a thread whose
+stack and recursion limit (:func:`with_deep_stack`) parse, verify, print, lower and
+interpret this deep; plain ``xdsl-opt`` stops near 200."""
+
+DEEP_STACK_BYTES = 1 << 30
+"""The stack of the thread the tools run on (virtual memory: pages are used as touched)."""
+
+DEEP_RECURSION_LIMIT = 250_000
+"""Python frames the tools may nest (:data:`NESTING_LIMIT` levels of about 50 frames each
+through the parser, verifier, printer, passes and interpreters, with room to spare)."""
+
+
+def with_deep_stack(main: Callable[[], int]) -> Callable[[], int]:
+    """``main`` run on a thread with a :data:`DEEP_STACK_BYTES` stack and the recursion
+    limit raised to :data:`DEEP_RECURSION_LIMIT`, so deeply nested IR does not overflow
+    Python's default limits; its result or exception is the caller's."""
+
+    def run() -> int:
+        outcome: list[int] = []
+        failure: list[BaseException] = []
+
+        def target() -> None:
+            try:
+                outcome.append(main())
+            except BaseException as err:  # handed to the calling thread
+                failure.append(err)
+
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+        size = threading.stack_size(DEEP_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=target, name="mx-tool", daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(size)  # threads the tool starts get the default
+        try:
+            worker.join()
+        finally:
+            sys.setrecursionlimit(limit)
+        if failure:
+            raise failure[0]
+        return outcome[0]
+
+    return run
+
+
 class LocatingParser(HexFloatParser):
     """A parser that remembers where each op begins in the input (a span per op: a line
-    and column are worked out only when wanted, see :func:`assign_locations`); hex
-    elements of float ``dense<...>`` literals are bit patterns (``HexFloatParser``)."""
+    and column are worked out only when wanted, see :func:`assign_locations`), refuses
+    ops nested deeper than :data:`NESTING_LIMIT`, and reads hex elements of float
+    ``dense<...>`` literals as bit patterns (``HexFloatParser``)."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         check_string_literals(text, name, line_offset)
         super().__init__(ctx, text, name)
         self.line_offset = line_offset
         self.op_spans: dict[Operation, Span[str]] = {}
+        self.depth = 0
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
         if self.line_offset:
             span = dataclasses.replace(span, line_offset=self.line_offset)
+        top_module = self.depth == 0 and self._current_token.text.strip('"') == "builtin.module"
+        if self.depth >= NESTING_LIMIT:
+            raise ParseError(
+                span,
+                f"this op is nested {self.depth + 1} levels deep; the mxdsl tools take at "
+                f"most {NESTING_LIMIT} levels of nested regions (move the inner loops into "
+                "a function of their own, or flatten them)",
+            )
+        nesting = 0 if top_module else 1  # the module around the input is not a level
+        self.depth += nesting
         try:
             op = super().parse_operation()
         except VerifyException as err:  # an attribute or type refused while parsed
@@ -146,6 +198,8 @@ class LocatingParser(HexFloatParser):
                 "out of memory while parsing this op: a literal or a shape too large for "
                 "this machine",
             ) from None
+        finally:
+            self.depth -= nesting
         self.op_spans[op] = span
         return op
 

@@ -75,6 +75,7 @@ from mxdsl.tools.diagnostics import (
     size_text,
     unknown_pass_message,
     verify_located,
+    with_deep_stack,
     write_atomically,
 )
 
@@ -452,4 +453,4 @@ def _run(argv: Sequence[str] | None) -> int:
 
 def console_main() -> None:
     warnings.filterwarnings("default", category=DeprecationWarning)  # as xdsl-opt
-    console_exit(main, TOOL)  # e.g. `mx-opt big.mlir | head`: stops quietly
+    console_exit(with_deep_stack(main), TOOL)  # e.g. `mx-opt big.mlir | head`: stops quietly

@@ -94,6 +94,7 @@ from mxdsl.tools.diagnostics import (
     traceback_wanted,
     unknown_pass_message,
     verify_located,
+    with_deep_stack,
     write_atomically,
 )
 from mxdsl.tools.npz import NpzArchive, NpzError, open_npz
@@ -1089,7 +1090,7 @@ def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None) -> in
 
 
 def console_main() -> None:
-    console_exit(main, TOOL)  # `mx-run ... --print-values | head` stops quietly
+    console_exit(with_deep_stack(main), TOOL)  # `mx-run ... | head` stops quietly
 
 
 __all__ = [

@@ -61,10 +61,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
 from mxdsl.contract.mx import BLOCK_SCALED_DOT, MX_BLOCK_SIZE, X4_PACK
+from mxdsl.diagnostics import OpDiagnostic
 from mxdsl.dialects import hlo
 from mxdsl.dialects import stablehlo as shlo
 from mxdsl.remarks import emit_remark
-from mxdsl.tools.diagnostics import OpDiagnostic
 
 PASS_NAME = "import-stablehlo"
 SCALED_DOT_COMPOSITE = "xla.scaled_dot"

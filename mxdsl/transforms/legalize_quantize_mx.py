@@ -34,8 +34,8 @@ from mxdsl.contract.mx import (
     quantize_mx_metadata,
     quantize_mx_target,
 )
+from mxdsl.diagnostics import OpDiagnostic
 from mxdsl.dialects.hlo import ConstantOp, CustomCallOp
-from mxdsl.tools.diagnostics import OpDiagnostic
 
 PASS_NAME = "legalize-quantize-mx"
 

@@ -34,8 +34,8 @@ from mxdsl.contract.mx import (
     scaled_matmul_metadata,
     scaled_matmul_target,
 )
+from mxdsl.diagnostics import OpDiagnostic
 from mxdsl.dialects.hlo import ConstantOp, CustomCallOp
-from mxdsl.tools.diagnostics import OpDiagnostic
 
 PASS_NAME = "legalize-scaled-matmul"
 

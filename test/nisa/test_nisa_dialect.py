@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import MemoryEffectKind, get_effects
+from xdsl.traits import EffectInstance, MemoryEffectKind, get_effects
 from xdsl.utils.exceptions import VerifyException
 
 from mxdsl.dialects import nisa
@@ -324,11 +324,13 @@ def test_registered_in_the_universe():
 
 def test_compute_ops_read_and_write_memory():
     _, (a, p) = values(tile_type([128, 512], bf16, SBUF), tile_type([128, 512], f32, PSUM))
-    for op in (MemsetOp(a, 1.0), TensorCopyOp(a, p), CoreBarrierOp(a)):
+    for op in (TensorCopyOp(a, p), CoreBarrierOp(a)):
         effects = get_effects(op)
         assert effects is not None
         kinds = {e.kind for e in effects}
         assert kinds == {MemoryEffectKind.READ, MemoryEffectKind.WRITE}
+    # memset has no source: it only writes its destination (per-operand effects)
+    assert get_effects(MemsetOp(a, 1.0)) == {EffectInstance(MemoryEffectKind.WRITE, a)}
     assert get_effects(ProgramIdOp()) == set()
     assert get_effects(NumProgramsOp()) == set()
 

@@ -1,4 +1,5 @@
-"""Interpreter functions for the ``ext`` ops and the ``ExtSoftCap`` custom call.
+"""Interpreter functions for the ``ext`` ops and the ``ExtSoftCap`` / ``ExtScaleAdd``
+custom calls.
 
 ``mx-run`` loads :class:`ExtFunctions` through the ``mxdsl.interpreters`` entry point;
 importing this module also registers the ``ExtSoftCap`` implementation with
@@ -18,7 +19,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from mxdsl.dialects.hlo import CustomCallOp
 from mxdsl.interpreters import numpy_dtype, round_to
 from mxdsl.interpreters.hlo import custom_call_impl
-from mxdsl_ext_example.contract import TARGET, read_cap
+from mxdsl_ext_example.contract import SCALE_ADD, TARGET, read_cap, read_scale
 from mxdsl_ext_example.dialect import ClampOp, ScaleOp
 
 
@@ -60,3 +61,16 @@ def run_softcap(interpreter: Interpreter, op: CustomCallOp, args: tuple[Any, ...
     cap = read_cap(op.backend_config.data)
     wide = np.asarray(x).astype(np.float64)
     return round_to(cap * np.tanh(wide / cap), x.dtype)
+
+
+@custom_call_impl(SCALE_ADD)
+def run_scale_add(interpreter: Interpreter, op: CustomCallOp, args: tuple[Any, ...]) -> Any:
+    """``x * scale + y`` as the Vector engine computes it: x, y and scale in float32, the
+    product rounded to float32, the sum rounded to float32, then rounded once to the
+    element type (so the hlo, nisa and bir levels agree bit for bit)."""
+    x, y = args
+    scale = np.float32(read_scale(op.backend_config.data))
+    with np.errstate(all="ignore"):
+        product = np.asarray(x).astype(np.float32) * scale
+        total = product + np.asarray(y).astype(np.float32)
+    return round_to(total, x.dtype)

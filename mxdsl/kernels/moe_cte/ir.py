@@ -1,9 +1,11 @@
 """A small builder over xDSL for writing nisa kernels that read like the algorithm.
 
-:class:`KernelBuilder` wraps an insertion point and offers the handful of things the
-MoE-CTE kernels need: index constants (hoisted to the function entry), index arithmetic,
-on-chip allocations, ``memref.subview`` views with static or dynamic offsets and explicit
-rank reduction, ``scf.for`` / ``scf.if`` as context managers, and ``emit(op)``.
+:class:`KernelBuilder` builds one kernel function with the nisa IR builder the lowerings
+use (:class:`mxdsl.builder.NisaBuilder`, ``self.ir``: hoisted constants, folded index
+arithmetic, rank-reducing subviews with their strided layouts) and adds what the MoE-CTE
+kernels need on top: the function itself, on-chip allocations with their footprint,
+views by offsets, sizes and dims to drop, and ``scf.for`` / ``scf.if`` as context
+managers.
 """
 
 from __future__ import annotations
@@ -17,15 +19,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     FileLineColLoc,
     FixedBitwidthType,
     Float32Type,
-    FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -34,14 +34,13 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NameLoc,
     NoneAttr,
-    StridedLayoutAttr,
     StringAttr,
-    f32,
+    UnknownLoc,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint
 
+from mxdsl.builder import NisaBuilder
 from mxdsl.dialects import nisa
 from mxdsl.dialects.nisa import MemorySpace
 
@@ -105,14 +104,15 @@ def in_region(
 
 
 class KernelBuilder:
-    """Builds one ``func.func`` whose arguments are HBM tensors."""
+    """Builds one ``func.func`` whose arguments are HBM tensors, through a
+    :class:`mxdsl.builder.NisaBuilder` (``self.ir``)."""
 
     def __init__(self, name: str, arg_types: Sequence[Attribute]) -> None:
         self.entry = Block(arg_types=list(arg_types))
         self.func = func.FuncOp(name, (list(arg_types), []), Region(self.entry))
-        self._builder = Builder(InsertPoint.at_end(self.entry))
-        self._index_consts: dict[int, SSAValue] = {}
-        self._f32_consts: dict[float, SSAValue] = {}
+        self.ir = NisaBuilder(
+            self.entry, UnknownLoc(), constants_in_order=False, name_constants=False
+        )
         self.buffers: list[Buffer] = []
         """Every on-chip buffer allocated."""
         self._regions: list[str] = []
@@ -147,66 +147,31 @@ class KernelBuilder:
     # ------------------------------------------------------------- emission
 
     def emit(self, op: Operation) -> Operation:
-        op.location = self.location()
-        self._builder.insert(op)
-        return op
-
-    def _const(self, op: Operation) -> SSAValue:
-        """Constants go to the top of the entry block, so they dominate every use."""
-        first = self.entry.first_op
-        if first is None:
-            self.entry.add_op(op)
-        else:
-            self.entry.insert_op_before(op, first)
-        return op.results[0]
+        self.ir.location = self.location()
+        return self.ir.emit(op)
 
     def index(self, value: Index) -> SSAValue:
-        if isinstance(value, SSAValue):
-            return value
-        if value not in self._index_consts:
-            self._index_consts[value] = self._const(
-                arith.ConstantOp(IntegerAttr(value, IndexType()))
-            )
-        return self._index_consts[value]
+        return self.ir.index(value)
 
     def f32(self, value: float) -> SSAValue:
-        value = float(value)
-        if value not in self._f32_consts:
-            self._f32_consts[value] = self._const(arith.ConstantOp(FloatAttr(value, f32)))
-        return self._f32_consts[value]
+        return self.ir.f32(value)
 
     # ------------------------------------------------------ index arithmetic
 
     def add(self, a: Index, b: Index) -> Index:
-        if isinstance(a, int) and isinstance(b, int):
-            return a + b
-        if b == 0:
-            return a
-        if a == 0:
-            return b
-        return self.emit(arith.AddiOp(self.index(a), self.index(b))).results[0]
+        return self.ir.add(a, b)
 
     def sub(self, a: Index, b: Index) -> Index:
-        if isinstance(a, int) and isinstance(b, int):
-            return a - b
-        if b == 0:
-            return a
-        return self.emit(arith.SubiOp(self.index(a), self.index(b))).results[0]
+        return self.ir.sub(a, b)
 
     def mul(self, a: Index, b: Index) -> Index:
-        if isinstance(a, int) and isinstance(b, int):
-            return a * b
-        if b == 1:
-            return a
-        if a == 1:
-            return b
-        return self.emit(arith.MuliOp(self.index(a), self.index(b))).results[0]
+        return self.ir.mul(a, b)
 
     def lt(self, a: Index, b: Index) -> SSAValue:
-        return self.emit(arith.CmpiOp(self.index(a), self.index(b), "ult")).results[0]
+        return self.ir.lt(a, b)
 
     def eq(self, a: Index, b: Index) -> SSAValue:
-        return self.emit(arith.CmpiOp(self.index(a), self.index(b), "eq")).results[0]
+        return self.ir.eq(a, b)
 
     # ------------------------------------------------------------- buffers
 
@@ -236,31 +201,14 @@ class KernelBuilder:
         drop: Sequence[int] = (),
     ) -> SSAValue:
         """``memref.subview`` with unit strides; ``drop`` lists (unit) dims to remove."""
-        source_type = source.type
-        assert isinstance(source_type, MemRefType)
-        full = memref.SubviewOp.infer_result_type(
-            source_type, list(offsets), list(sizes), [1] * len(sizes)
-        )
-        layout = full.layout
-        assert isinstance(layout, StridedLayoutAttr)
-        strides = layout.get_strides()
-        keep = [d for d in range(len(sizes)) if d not in set(drop)]
-        for d in drop:
-            assert sizes[d] == 1, f"dropped dim {d} has size {sizes[d]}"
-        result = MemRefType(
-            source_type.element_type,
-            [sizes[d] for d in keep],
-            StridedLayoutAttr([strides[d] for d in keep], layout.get_offset()),
-            source_type.memory_space,
-        )
-        op = memref.SubviewOp.get(
+        dropped = set(drop)
+        return self.ir.subview(
             source,
-            [self.index(o) if isinstance(o, SSAValue) else o for o in offsets],
-            list(sizes),
-            [1] * len(sizes),
-            result,
+            [
+                (o, n, 1, d not in dropped)
+                for d, (o, n) in enumerate(zip(offsets, sizes, strict=True))
+            ],
         )
-        return self.emit(op).results[0]
 
     def expand(self, source: SSAValue, groups: Sequence[Sequence[int]]) -> SSAValue:
         """``memref.expand_shape`` of a contiguous buffer: ``groups[d]`` is the shape that
@@ -289,32 +237,22 @@ class KernelBuilder:
     def loop(self, lb: Index, ub: Index, step: int = 1) -> Iterator[SSAValue]:
         """``scf.for %i = lb to ub step step { ... }``; yields ``%i``."""
         body = Block(arg_types=[IndexType()])
-        op = scf.ForOp(self.index(lb), self.index(ub), self.index(step), [], Region(body))
-        self.emit(op)
-        outer = self._builder
-        self._builder = Builder(InsertPoint.at_end(body))
-        try:
+        self.emit(scf.ForOp(self.index(lb), self.index(ub), self.index(step), [], Region(body)))
+        with self.ir.inside(body):
             yield body.args[0]
-            self._builder.insert(scf.YieldOp())
-        finally:
-            self._builder = outer
+            self.emit(scf.YieldOp())
 
     @contextmanager
     def when(self, condition: SSAValue) -> Iterator[None]:
         """``scf.if %condition { ... }``."""
         body = Block()
-        op = scf.IfOp(condition, [], Region(body))
-        self.emit(op)
-        outer = self._builder
-        self._builder = Builder(InsertPoint.at_end(body))
-        try:
+        self.emit(scf.IfOp(condition, [], Region(body)))
+        with self.ir.inside(body):
             yield
-            self._builder.insert(scf.YieldOp())
-        finally:
-            self._builder = outer
+            self.emit(scf.YieldOp())
 
     def finish(self) -> ModuleOp:
-        self._builder.insert(func.ReturnOp())
+        self.emit(func.ReturnOp())
         module = ModuleOp([self.func])
         module.verify()
         return module

@@ -1,0 +1,210 @@
+"""Data movement: ``convert`` (one HBM -> HBM DMA through f32, where that gives convert's
+bits) and the StableHLO layout ops import-stablehlo keeps around the block-scaled dot
+(``docs/stablehlo.md``): the FP8 packing pair and JAX's reshape / transpose /
+broadcast_in_dim. HBM buffers are row-major and contiguous, so a reshape is a view and
+the packing is ``nisa.view_cast`` (NKI's ``view(dtype)``); a transpose or broadcast moves
+data with DMAs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    IntegerType,
+    NoneAttr,
+    TensorType,
+    f8E4M3FN,
+    f8E5M2,
+    i1,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from mxdsl.builder import Dims, Offset, element_type_of, memref_type_of, shape_of
+from mxdsl.contract.mx import (
+    X4_PACK,
+)
+from mxdsl.dialects import nisa
+from mxdsl.dialects import stablehlo as shlo
+from mxdsl.dialects.hlo import ConvertOp
+from mxdsl.lowerings import Lowerings
+from mxdsl.transforms.hlo_to_nisa.common import (
+    Refusal,
+    element_kind,
+)
+from mxdsl.transforms.hlo_to_nisa.lowering import FunctionLowering
+
+
+def lower_convert(lowering: FunctionLowering, op: ConvertOp) -> None:
+    kinds = BFloat16Type | Float16Type | Float32Type
+    source = lowering.value(op.operand)
+    target = op.result.type
+    assert isinstance(target, TensorType)
+    operand_type = op.operand.type
+    assert isinstance(operand_type, TensorType)
+    if _dma_converts_exactly(operand_type.get_element_type(), target.get_element_type()):
+        out = lowering.result_buffer(op.result)
+        lowering.builder.dma(out, source)
+        lowering.values[op.result] = out
+        return
+    if not isinstance(element_type_of(source), kinds) or not isinstance(
+        target.get_element_type(), kinds
+    ):
+        raise Refusal(
+            f"convert {op.operand.type} -> {target}: lowered where one DMA (through f32) "
+            "gives convert's bits: from floats of at most 32 bits, i1 and integers of at "
+            "most 16 bits to floats and integers, from 32-bit integers to f32 and integers "
+            "(not to i1, not rounding twice)"
+        )
+    out = lowering.result_buffer(op.result)
+    lowering.builder.dma(out, source)
+    lowering.values[op.result] = out
+
+
+def _dma_converts_exactly(source: Attribute, target: Attribute) -> bool:
+    """Whether a DMA (source -> f32 -> target, or integer -> integer wrapping) gives
+    ``convert``'s bits: the source reaches f32 exactly (floats of at most 32 bits, i1,
+    integers of at most 16 bits; a wider integer only into f32 or an integer) and the
+    target is not i1 (convert's ``x != 0``)."""
+    if target == i1 or not (
+        _narrow_float(target) or element_kind(target) in ("signed", "unsigned")
+    ):
+        return False
+    if _narrow_float(source) or element_kind(source) == "i1":
+        return True
+    if element_kind(source) in ("signed", "unsigned"):
+        narrow = isinstance(source, IntegerType) and source.width.data <= 16
+        return narrow or not _narrow_float(target) or isinstance(target, Float32Type)
+    return False
+
+
+def _narrow_float(t: Attribute) -> bool:
+    """A float type of at most 32 bits (f32 holds each of its values exactly)."""
+    return isinstance(t, AnyFloat) and t.bitwidth <= 32
+
+
+def lower_reshape(lowering: FunctionLowering, op: shlo.ReshapeOp) -> None:
+    if lowering.splat_through(op):
+        return
+    source = lowering.value(op.operand)
+    shape = shape_of(op.result)
+    lowering.values[op.result] = lowering.alias(op.result, lowering.builder.reshaped(source, shape))
+
+
+def lower_reshape_like(
+    lowering: FunctionLowering, op: Operation, source: SSAValue, shape: Sequence[int]
+) -> None:
+    result = op.results[0]
+    lowering.values[result] = lowering.alias(result, lowering.builder.reshaped(source, shape))
+
+
+def lower_bitcast_convert(lowering: FunctionLowering, op: shlo.BitcastConvertOp) -> None:
+    """Four FP8 lanes ``[.., n, 4]`` as one 32-bit word ``[.., n]``: the x4 packing
+    import-stablehlo emits (element ``4 k + j`` in byte ``j`` of word ``k``); a
+    same-width bitcast (JAX's f32 <-> ui32, ui8 -> E8M0) is a view_cast as well."""
+    source_type, result_type = op.operand.type, op.result.type
+    assert isinstance(source_type, TensorType)
+    assert isinstance(result_type, TensorType)
+    lane, word = source_type.get_element_type(), result_type.get_element_type()
+    shape = shape_of(op.operand)
+    if shape == shape_of(op.result) and i1 not in (lane, word):
+        cast = lowering.builder.emit(nisa.ViewCastOp(lowering.value(op.operand), word))
+        cast.results[0].name_hint = op.result.name_hint
+        lowering.values[op.result] = lowering.alias(op.result, cast.results[0])
+        return
+    x4 = {f8E4M3FN: nisa.float8_e4m3fn_x4, f8E5M2: nisa.float8_e5m2_x4}.get(lane)
+    if (
+        x4 is None
+        or not (isinstance(word, IntegerType) and word.width.data == 32)
+        or len(shape) < 2
+        or shape[-1] != X4_PACK
+    ):
+        raise Refusal(
+            f"bitcast_convert {source_type} -> {result_type}: only same-width bitcasts "
+            "and the x4 packing of FP8 lanes (f8E4M3FN / f8E5M2 [.., n, 4] -> 32-bit "
+            "integer [.., n]) are lowered (nisa.view_cast)"
+        )
+    e = lowering.builder
+    source = lowering.value(op.operand)
+    if not isinstance(memref_type_of(source).layout, NoneAttr):
+        source = lowering.builder.reshaped(source, shape)  # copied to a contiguous buffer
+    cast = e.emit(nisa.ViewCastOp(source, x4))
+    cast.results[0].name_hint = f"{op.result.name_hint or 'packed'}_x4"
+    groups = [[d] for d in range(len(shape) - 2)] + [[len(shape) - 2, len(shape) - 1]]
+    words = e.reshape(cast.results[0], groups, shape[:-1], op.result.name_hint)
+    lowering.values[op.result] = lowering.alias(op.result, words)
+
+
+def lower_transpose(lowering: FunctionLowering, op: shlo.TransposeOp) -> None:
+    """A permutation that keeps the order of the non-unit dims is a reshape; otherwise
+    one DMA per row of the result (the innermost non-unit result dim), in loops over
+    the other result dims, reading the source with that dim's stride."""
+    if lowering.splat_through(op):
+        return
+    perm = op.dims
+    source = lowering.value(op.operand)
+    in_shape, out_shape = shape_of(op.operand), shape_of(op.result)
+    moved = [d for d in perm if in_shape[d] != 1]
+    if moved == sorted(moved):
+        lower_reshape_like(lowering, op, source, out_shape)
+        return
+    e = lowering.builder
+    out = lowering.result_buffer(op.result)
+    lowering.values[op.result] = out
+    row = max(d for d in range(len(out_shape)) if out_shape[d] != 1)
+    loops = [d for d in range(row) if out_shape[d] != 1]
+
+    def copy(ivs: dict[int, Offset]) -> None:
+        dst: Dims = [(ivs.get(d, 0), 1, 1, False) for d in range(len(out_shape))]
+        dst[row] = (0, out_shape[row], 1, True)
+        position = {perm[d]: d for d in range(len(perm))}
+        src: Dims = [(ivs.get(position[d], 0), 1, 1, False) for d in range(len(in_shape))]
+        src[perm[row]] = (0, in_shape[perm[row]], 1, True)
+        e.dma(e.view(out, dst), e.view(source, src))
+
+    lowering.builder.nest(loops, out_shape, {}, copy)
+
+
+def lower_broadcast_in_dim(lowering: FunctionLowering, op: shlo.BroadcastInDimOp) -> None:
+    """Inserting unit dims is a reshape; otherwise the operand is copied whole into
+    the result once per index of the broadcast dims (DMAs in loops over them)."""
+    if lowering.splat_through(op):
+        return
+    dims = op.dims
+    source = lowering.value(op.operand)
+    in_shape, out_shape = shape_of(op.operand), shape_of(op.result)
+    if list(dims) != sorted(dims):
+        raise Refusal(
+            f"broadcast_in_dim dims {list(dims)} reorder the operand dims; transpose first"
+        )
+    broadcast = [
+        d
+        for d in range(len(out_shape))
+        if out_shape[d] != 1 and (d not in dims or in_shape[dims.index(d)] != out_shape[d])
+    ]
+    if not broadcast:
+        lower_reshape_like(lowering, op, source, out_shape)
+        return
+    e = lowering.builder
+    out = lowering.result_buffer(op.result)
+    lowering.values[op.result] = out
+
+    def copy(ivs: dict[int, Offset]) -> None:
+        dst: Dims = [
+            (ivs[d], 1, 1, False) if d in ivs else (0, out_shape[d], 1, True)
+            for d in range(len(out_shape))
+        ]
+        e.dma(e.view(out, dst), source)
+
+    lowering.builder.nest(broadcast, out_shape, {}, copy)
+
+
+def register(lowerings: Lowerings) -> None:
+    lowerings.op(ConvertOp, lower_convert)
+    lowerings.op(shlo.ReshapeOp, lower_reshape)
+    lowerings.op(shlo.BitcastConvertOp, lower_bitcast_convert)
+    lowerings.op(shlo.TransposeOp, lower_transpose)
+    lowerings.op(shlo.BroadcastInDimOp, lower_broadcast_in_dim)
