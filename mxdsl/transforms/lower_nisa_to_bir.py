@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -32,8 +31,7 @@ from mxdsl.transforms.nisa_to_bir.allocate import (
     ALIGNMENT,
     Allocation,
     allocate,
-    allocate_kernel,
-    needs_lowering,
+    allocate_module,
     peak_usage,
     usage_line,
 )
@@ -74,10 +72,7 @@ def lower_nisa_to_bir(
     kernel's peak usage (:func:`usage_line`)."""
     check_selections(selection_table())
     replacements: dict[Operation, Operation] = {}
-    for function in [o for o in module.walk() if isinstance(o, func.FuncOp)]:
-        if not needs_lowering(function) or function.is_declaration:
-            continue
-        allocator = allocate_kernel(function, target)
+    for function, allocator in allocate_module(module, target):
         replacements.update(select_kernel(function, target))
         if usage is not None:
             print(usage_line(function, allocator), file=usage)

@@ -341,18 +341,28 @@ class NisaAllocatePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = current_target() if self.target is None else get_target(self.target)
-        functions = [o for o in op.walk() if isinstance(o, func.FuncOp)]
-        lowered = [f for f in functions if needs_lowering(f) and not f.is_declaration]
-        peaks: dict[func.FuncOp, dict[Memory, int]] = {}
-        for function in callers_first(functions, lowered):
-            base = frame_base(function, peaks)
-            if function not in lowered:
-                peaks[function] = base  # what it calls sits above its callers' buffers too
-                continue
-            allocator = allocate_kernel(function, target, base)
-            peaks[function] = {m: allocator.peak(m) for m in (Memory.SBUF, Memory.PSUM)}
+        for function, allocator in allocate_module(op, target):
             if self.print_usage:
                 print(usage_line(function, allocator), file=sys.stderr)
+
+
+def allocate_module(module: ModuleOp, target: Target) -> list[tuple[func.FuncOp, Allocator]]:
+    """``nisa-allocate`` on every kernel of ``module``, callers before the functions they
+    call, each kernel's buffers above those of its callers (:func:`frame_base`): the
+    kernels and their placements, in that order."""
+    functions = [o for o in module.walk() if isinstance(o, func.FuncOp)]
+    lowered = [f for f in functions if needs_lowering(f) and not f.is_declaration]
+    peaks: dict[func.FuncOp, dict[Memory, int]] = {}
+    placed: list[tuple[func.FuncOp, Allocator]] = []
+    for function in callers_first(functions, lowered):
+        base = frame_base(function, peaks)
+        if function not in lowered:
+            peaks[function] = base  # what it calls sits above its callers' buffers too
+            continue
+        allocator = allocate_kernel(function, target, base)
+        peaks[function] = {m: allocator.peak(m) for m in (Memory.SBUF, Memory.PSUM)}
+        placed.append((function, allocator))
+    return placed
 
 
 def _calls(function: func.FuncOp) -> list[func.CallOp]:
