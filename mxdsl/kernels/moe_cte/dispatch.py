@@ -70,13 +70,16 @@ class MoECTEKernel:
         inputs: Mapping[str, np.ndarray],
         progress: Callable[[float], None] | None = None,
         fast_path: bool | None = None,
+        schedule: str = "parallel",
     ) -> dict[str, np.ndarray]:
         """Run on 2 simulated cores; ``inputs`` by argument name (outputs may be
         omitted: they start as zeros). Returns the output arguments by name (copies:
         ``inputs`` are not changed; the kernel reads the other inputs through read-only
         views, so a kernel writing one fails at that op instead of copying them all).
         ``progress(blocks_done)`` is called as blocks start. ``fast_path=False`` runs
-        the interpreters in the reference mode (:mod:`mxdsl.interpreters.fast_path`)."""
+        the interpreters in the reference mode (:mod:`mxdsl.interpreters.fast_path`);
+        ``schedule``: the cores at once (``parallel``) or one at a time (``in-turn``), the
+        same bits (:func:`mxdsl.interpreters.spmd.run_spmd`)."""
         from mxdsl.interpreters import make_interpreter
         from mxdsl.interpreters.spmd import run_spmd
 
@@ -107,6 +110,8 @@ class MoECTEKernel:
                 self.function_name,
                 tuple(values),
                 CORES,
+                schedule=schedule,
+                names=[a.name for a in self.arguments],
             )
         return {a.name: v for a, v in zip(self.arguments, values, strict=True) if a.output}
 

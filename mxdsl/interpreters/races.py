@@ -1,0 +1,437 @@
+"""HBM race detection for SPMD runs (see ``docs/nisa-interpreter.md``, "HBM races").
+
+Two cores' accesses to the same HBM bytes race when at least one writes and no
+synchronization orders them. Order comes from ``sendrecv`` and ``core_barrier`` only,
+tracked with one vector clock per core: core ``a``'s entry ``a`` is its *epoch*, which
+every synchronization it reaches starts anew; what a core learns at a synchronization
+(the clocks its partners posted) is merged into its clock. An access of core ``a`` in
+epoch ``e`` is ordered before the current access of core ``b`` exactly when
+``clock[b][a] >= e``.
+
+Every access to an argument tensor (the shared HBM) is recorded per tensor, core and
+kind (read / write) with its epoch, its byte bounding interval and an exact description
+of its elements (a strided view: offset, shape, byte strides; or explicit element
+offsets for an indirect DMA). A new access is compared with the other cores' accesses
+not ordered before it whose intervals meet its own (writes against reads and writes,
+reads against writes), then, for those, element by element: strided views whose
+intervals overlap but whose elements do not are not a race. An access is forgotten
+once every other core is ordered after it. The check does not depend on the schedule:
+every pair of conflicting accesses is compared when the second of the two runs,
+whichever core that is.
+
+At nisa the accesses come from :class:`HbmListener` (an interpreter listener, which
+sees every op with its operand values, in loops too): each ``nisa`` op reads its array
+operands and writes the ones it declares written; an indirect DMA touches only the
+rows its index selects. At bir the interpreter reports each HBM access pattern it moves
+(:meth:`RaceChecker.access_pattern`, :meth:`RaceChecker.access_offsets`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.interpreter import Interpreter, PythonValues
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import InterpretationError
+
+from mxdsl.interpreters.fast_path import written_operands
+
+
+class SpmdError(InterpretationError):
+    """A multi-core failure (deadlock, mismatched exchange, HBM race, a failing core)."""
+
+
+class HbmRaceError(SpmdError):
+    """Two cores touched the same HBM bytes, at least one writing, unordered."""
+
+
+def location(op: Operation) -> str:
+    """``f.mlir:3:5`` of ``op``, or ``""`` without a location."""
+    where = op.location
+    if isinstance(where, FileLineColLoc):
+        return f"{where.filename.data}:{where.line.data}:{where.column.data}"
+    return ""
+
+
+def describe_op(op: Operation) -> str:
+    """``nisa.sendrecv at f.mlir:3:5`` (or without a location)."""
+    where = location(op)
+    return f"{op.name} at {where}" if where else f"{op.name} (no location)"
+
+
+# ------------------------------------------------------------------ descriptions
+
+Elements = tuple[int, tuple[int, ...], tuple[int, ...]] | np.ndarray
+"""An access's element byte offsets from its tensor's start: a strided view
+``(offset, shape, byte strides)`` or an explicit array of offsets."""
+
+
+def element_starts(elements: Elements) -> np.ndarray:
+    """Every element's first byte offset (flat, int64)."""
+    if isinstance(elements, np.ndarray):
+        return elements.reshape(-1).astype(np.int64, copy=False)
+    offset, shape, strides = elements
+    starts = np.full((1,) * len(shape), offset, dtype=np.int64)
+    for dim, (size, stride) in enumerate(zip(shape, strides, strict=True)):
+        axis = [1] * len(shape)
+        axis[dim] = size
+        starts = starts + (np.arange(size, dtype=np.int64) * stride).reshape(axis)
+    return np.broadcast_to(starts, shape).reshape(-1)
+
+
+def _bounds(elements: Elements, itemsize: int) -> tuple[int, int] | None:
+    """The byte interval ``[lo, hi)`` the elements span; None when there are none."""
+    if isinstance(elements, np.ndarray):
+        if elements.size == 0:
+            return None
+        return int(elements.min()), int(elements.max()) + itemsize
+    offset, shape, strides = elements
+    if any(size == 0 for size in shape):
+        return None
+    lo = offset + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides, strict=True))
+    hi = offset + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides, strict=True))
+    return lo, hi + itemsize
+
+
+def overlapping_bytes(
+    a: Elements, a_size: int, b: Elements, b_size: int, window: tuple[int, int]
+) -> np.ndarray:
+    """The byte offsets inside ``window`` that elements of both ``a`` and ``b`` cover."""
+    lo, hi = window
+    covered = []
+    for elements, size in ((a, a_size), (b, b_size)):
+        starts = element_starts(elements)
+        starts = starts[(starts < hi) & (starts + size > lo)]
+        spread = (starts[:, None] + np.arange(size, dtype=np.int64)).reshape(-1)
+        covered.append(spread[(spread >= lo) & (spread < hi)])
+    return np.intersect1d(covered[0], covered[1])
+
+
+# ------------------------------------------------------------------------- logs
+
+
+class _Log:
+    """One core's reads or writes of one tensor: growable arrays of byte intervals and
+    epochs, and each access's op and elements."""
+
+    __slots__ = ("count", "epoch", "hi", "info", "lo")
+
+    def __init__(self) -> None:
+        self.lo = np.empty(16, dtype=np.int64)
+        self.hi = np.empty(16, dtype=np.int64)
+        self.epoch = np.empty(16, dtype=np.int64)
+        self.info: list[tuple[Operation, Elements, int]] = []
+        self.count = 0
+
+    def add(self, lo: int, hi: int, epoch: int, info: tuple[Operation, Elements, int]) -> None:
+        n = self.count
+        if n == len(self.lo):
+            self.lo, self.hi, self.epoch = (
+                np.concatenate([x, np.empty_like(x)]) for x in (self.lo, self.hi, self.epoch)
+            )
+        self.lo[n], self.hi[n], self.epoch[n] = lo, hi, epoch
+        self.info.append(info)
+        self.count = n + 1
+
+    def candidates(self, lo: int, hi: int, known: int) -> np.ndarray:
+        """Accesses meeting ``[lo, hi)`` in an epoch after ``known``."""
+        n = self.count
+        if n == 0:
+            return np.empty(0, dtype=np.int64)
+        hit = (self.lo[:n] < hi) & (self.hi[:n] > lo) & (self.epoch[:n] > known)
+        return np.flatnonzero(hit)
+
+    def forget(self, frontier: int) -> None:
+        """Drop the accesses of epochs up to ``frontier``."""
+        n = self.count
+        if n == 0 or int(self.epoch[:n].min()) > frontier:
+            return
+        keep = np.flatnonzero(self.epoch[:n] > frontier)
+        self.lo[: len(keep)] = self.lo[keep]
+        self.hi[: len(keep)] = self.hi[keep]
+        self.epoch[: len(keep)] = self.epoch[keep]
+        self.info = [self.info[int(i)] for i in keep]
+        self.count = len(keep)
+
+
+class _Tensor:
+    """One HBM argument: its name, memory and every core's reads and writes."""
+
+    def __init__(self, name: str, array: np.ndarray, cores: int) -> None:
+        self.name = name
+        self.array = array
+        self.start = int(array.__array_interface__["data"][0])
+        self.nbytes = array.nbytes
+        self.logs = [(_Log(), _Log()) for _ in range(cores)]  # (reads, writes) per core
+
+    def index_range(self, offsets: np.ndarray) -> str:
+        """``name[a:b, c:d]``: the bounding box of the elements holding ``offsets``."""
+        array = self.array
+        if not array.flags.c_contiguous or array.ndim == 0:
+            return f"{self.name} bytes [{int(offsets.min())}, {int(offsets.max()) + 1})"
+        index = np.unravel_index(offsets // array.itemsize, array.shape)
+        dims = ", ".join(f"{int(i.min())}:{int(i.max()) + 1}" for i in index)
+        return f"{self.name}[{dims}]"
+
+
+class RaceChecker:
+    """The HBM accesses of one SPMD run of ``cores`` programs (module docstring)."""
+
+    def __init__(self, cores: int) -> None:
+        self.cores = cores
+        self.lock = threading.Lock()
+        # epochs start at 1: entry 0 of another core's clock means "ordered after nothing"
+        self.clocks = [[int(a == b) for a in range(cores)] for b in range(cores)]
+        self.tensors: dict[int, list[_Tensor]] = {}  # by id of the memory's owner
+        self._owners: list[Any] = []  # keeps the owners alive (their ids stay unique)
+
+    def add_tensor(self, name: str, array: np.ndarray) -> None:
+        """Check accesses to ``array`` (an argument: HBM) as tensor ``name``."""
+        owner = array if array.base is None else array.base
+        self._owners.append(owner)
+        self.tensors.setdefault(id(owner), []).append(_Tensor(name, array, self.cores))
+
+    def tensor_of(self, array: np.ndarray) -> tuple[_Tensor, int] | None:
+        """The HBM tensor ``array`` views and its byte offset there, or None."""
+        owner = array if array.base is None else array.base
+        tensors = self.tensors.get(id(owner))
+        if tensors is None:
+            return None
+        address = int(array.__array_interface__["data"][0])
+        for tensor in tensors:
+            if tensor.start <= address < tensor.start + max(tensor.nbytes, 1):
+                return tensor, address - tensor.start
+        return None
+
+    # ------------------------------------------------------------ synchronization
+
+    def post(self, rank: int) -> tuple[int, ...]:
+        """``rank`` reaches a synchronization: the clock it tells its partners; its
+        next accesses are a new epoch."""
+        with self.lock:
+            clock = self.clocks[rank]
+            snapshot = tuple(clock)
+            clock[rank] += 1
+        return snapshot
+
+    def complete(self, rank: int, learned: Sequence[tuple[int, ...]], _waits: Any = None) -> None:
+        """``rank``'s synchronization completed having learned the partners' clocks:
+        merge them, then forget the accesses every core is now ordered after."""
+        with self.lock:
+            clock = self.clocks[rank]
+            for other in learned:
+                for i, value in enumerate(other):
+                    if value > clock[i]:
+                        clock[i] = value
+            frontier = [
+                min(self.clocks[c][a] for c in range(self.cores) if c != a)
+                for a in range(self.cores)
+            ]
+            for tensors in self.tensors.values():
+                for tensor in tensors:
+                    for a, (reads, writes) in enumerate(tensor.logs):
+                        reads.forget(frontier[a])
+                        writes.forget(frontier[a])
+
+    # ------------------------------------------------------------------- accesses
+
+    def access_array(
+        self, rank: int, op: Operation, array: Any, write: bool, indirect: Any = None
+    ) -> None:
+        """``op`` of core ``rank`` reads or writes the numpy view ``array``; ``indirect``
+        ``(dim, index)``: only the positions ``index`` along ``dim`` (an indirect DMA)."""
+        if not isinstance(array, np.ndarray):
+            return
+        found = self.tensor_of(array)
+        if found is None:
+            return
+        tensor, offset = found
+        if indirect is None:
+            elements: Elements = (offset, array.shape, array.strides)
+        else:
+            dim, index = indirect
+            rest = (offset, array.shape[:dim] + (1,) + array.shape[dim + 1 :], array.strides)
+            base = element_starts(rest).reshape(rest[1])
+            shape = [1] * array.ndim
+            shape[dim] = len(index)
+            moved = np.asarray(index, dtype=np.int64).reshape(shape) * array.strides[dim]
+            elements = (base + moved).reshape(-1)
+        self.access(rank, op, tensor, elements, array.itemsize, write)
+
+    def access_pattern(
+        self,
+        rank: int,
+        op: Operation,
+        tensor_bytes: np.ndarray,
+        start: int,
+        pairs: Sequence[tuple[int, int]],
+        size: int,
+        write: bool,
+    ) -> None:
+        """A bir access pattern over an HBM tensor's bytes (``tensor_bytes``, a view of
+        the whole tensor): elements ``start + size * sum(i_k * step_k)``."""
+        found = self.tensor_of(tensor_bytes)
+        if found is None:
+            return
+        tensor, offset = found
+        shape = tuple(num for _, num in pairs)
+        strides = tuple(step * size for step, _ in pairs)
+        self.access(rank, op, tensor, (offset + start, shape, strides), size, write)
+
+    def access_offsets(
+        self,
+        rank: int,
+        op: Operation,
+        tensor_bytes: np.ndarray,
+        starts: np.ndarray,
+        size: int,
+        write: bool,
+    ) -> None:
+        """Explicit element byte offsets ``starts`` into an HBM tensor's bytes."""
+        found = self.tensor_of(tensor_bytes)
+        if found is None:
+            return
+        tensor, offset = found
+        self.access(rank, op, tensor, np.asarray(starts, dtype=np.int64) + offset, size, write)
+
+    def access(
+        self,
+        rank: int,
+        op: Operation,
+        tensor: _Tensor,
+        elements: Elements,
+        itemsize: int,
+        write: bool,
+    ) -> None:
+        """Check one access against the other cores' unordered ones, then record it."""
+        bounds = _bounds(elements, itemsize)
+        if bounds is None:
+            return
+        lo, hi = bounds
+        with self.lock:
+            clock = self.clocks[rank]
+            for other in range(self.cores):
+                if other == rank:
+                    continue
+                reads, writes = tensor.logs[other]
+                for log in (writes, reads) if write else (writes,):
+                    for i in log.candidates(lo, hi, clock[other]):
+                        other_op, other_elements, other_size = log.info[int(i)]
+                        window = (max(lo, int(log.lo[i])), min(hi, int(log.hi[i])))
+                        common = overlapping_bytes(
+                            elements, itemsize, other_elements, other_size, window
+                        )
+                        if common.size:
+                            raise HbmRaceError(
+                                _race_message(
+                                    tensor,
+                                    common,
+                                    (rank, op, write),
+                                    (other, other_op, log is writes),
+                                )
+                            )
+            log = tensor.logs[rank][1 if write else 0]
+            log.add(lo, hi, clock[rank], (op, elements, itemsize))
+
+
+def _race_message(
+    tensor: _Tensor,
+    common: np.ndarray,
+    this: tuple[int, Operation, bool],
+    other: tuple[int, Operation, bool],
+) -> str:
+    def side(core: int, op: Operation, write: bool) -> str:
+        return f"core {core} {'writes' if write else 'reads'} them in {describe_op(op)}"
+
+    return (
+        f"HBM race on {tensor.index_range(common)}: {side(*this)}, and {side(*other)}, "
+        "with no sendrecv or core_barrier between the two; order the accesses with a "
+        "core_barrier or sendrecv, or give each core its own elements"
+    )
+
+
+# ------------------------------------------------------------------ nisa listener
+
+
+_UNSEEN: Any = object()
+
+_SYNC_OPS = frozenset(("nisa.sendrecv", "nisa.core_barrier"))
+"""Checked by the SPMD scheduler itself (a sendrecv's src before, its dst after)."""
+
+
+class _OpAccesses:
+    """What one nisa op touches: the array operands it reads and writes, and for an
+    indirect DMA the indexed operand, its dim and the index operand."""
+
+    __slots__ = ("indirect", "reads", "writes")
+
+    def __init__(self, op: Operation) -> None:
+        written = written_operands(op)
+        operands = range(len(op.operands))
+        self.writes = tuple(operands) if written is None else written
+        self.reads = () if written is None else tuple(i for i in operands if i not in written)
+        self.indirect: tuple[int, int, int] | None = None
+        dim = getattr(op, "indirect_dim", None)
+        for side, index_name in (("dst", "dst_index"), ("src", "src_index")):
+            index = getattr(op, index_name, None)
+            if isinstance(index, SSAValue) and dim is not None:
+                indexed = getattr(op, side)
+                position = list(op.operands).index(indexed)
+                self.indirect = (position, dim.value.data, list(op.operands).index(index))
+
+
+class HbmListener(Interpreter.Listener):
+    """Reports every ``nisa`` op's accesses of core ``rank`` to ``checker``."""
+
+    def __init__(self, checker: RaceChecker, rank: int) -> None:
+        self.checker = checker
+        self.rank = rank
+        self._ops: dict[Operation, _OpAccesses | None] = {}
+
+    def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
+        accesses = self._ops.get(op, _UNSEEN)
+        if accesses is _UNSEEN:
+            nisa_op = op.name.startswith("nisa.") and op.name not in _SYNC_OPS
+            accesses = self._ops[op] = _OpAccesses(op) if nisa_op else None
+        if accesses is None:
+            return
+        indirect = accesses.indirect
+        for position in accesses.reads:
+            self._one(op, args, position, False, indirect)
+        for position in accesses.writes:
+            self._one(op, args, position, True, indirect)
+
+    def _one(
+        self,
+        op: Operation,
+        args: PythonValues,
+        position: int,
+        write: bool,
+        indirect: tuple[int, int, int] | None,
+    ) -> None:
+        value = args[position]
+        if not isinstance(value, np.ndarray):
+            return
+        if indirect is None or indirect[0] != position:
+            self.checker.access_array(self.rank, op, value, write)
+            return
+        _, dim, index_position = indirect
+        index = np.asarray(args[index_position]).reshape(-1).astype(np.int64)
+        size = value.shape[dim]
+        index = index[(index >= 0) & (index < size)]  # out of range: skipped or an error
+        self.checker.access_array(self.rank, op, value, write, (dim, index))
+
+
+__all__ = [
+    "HbmListener",
+    "HbmRaceError",
+    "RaceChecker",
+    "SpmdError",
+    "describe_op",
+    "element_starts",
+    "overlapping_bytes",
+]
