@@ -34,7 +34,7 @@ a barrier did before it is ordered before what each does after it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,9 +127,7 @@ class SpmdRun:
     """One launch of ``num_programs`` copies of a function under ``schedule``
     (:data:`SCHEDULES`). ``races``: whether HBM accesses are checked for races."""
 
-    def __init__(
-        self, num_programs: int, schedule: str = "parallel", races: bool = True
-    ) -> None:
+    def __init__(self, num_programs: int, schedule: str = "parallel", races: bool = True) -> None:
         if num_programs < 1:
             raise ValueError(f"need at least 1 program, got {num_programs}")
         if schedule not in SCHEDULES:
@@ -285,9 +283,7 @@ class SpmdRun:
             self.mailbox[(rank, send_to, pipe)] = _Message(data, op, rank, clock)
             self._block(rank, _SendRecv(op, dst, send_to, recv_from, pipe, clock))
 
-    def barrier(
-        self, rank: int, op: Operation, data: np.ndarray, cores: tuple[int, ...]
-    ) -> None:
+    def barrier(self, rank: int, op: Operation, data: np.ndarray, cores: tuple[int, ...]) -> None:
         for c in cores:
             self._check_rank(op, "core_barrier on", c)
         if rank not in cores:
@@ -307,14 +303,18 @@ class SpmdRun:
         function: Operation | str,
         inputs: tuple[Any, ...],
         names: Sequence[str] | None = None,
+        discard: Mapping[int, Any] | None = None,
     ) -> list[tuple[Any, ...]]:
         """Run ``function`` on every core; the per-core results, core 0 first.
-        ``names``: the arguments' names in race reports (default ``argI``)."""
+        ``names``: the arguments' names in race reports (default ``argI``);
+        ``discard``: per argument position, a numpy index of elements not race-checked
+        (a discard area whose contents are not a result)."""
         if self.checker is not None:
             for index, value in enumerate(inputs):
                 if isinstance(value, np.ndarray):
                     name = names[index] if names is not None else f"arg{index}"
-                    self.checker.add_tensor(name, value)
+                    area = (discard or {}).get(index)
+                    self.checker.add_tensor(name, value, area)
         interpreters = []
         for core in self.cores:
             listeners: list[Interpreter.Listener] = [_Tracker(core)]
@@ -393,6 +393,7 @@ def run_spmd(
     num_programs: int,
     schedule: str = "parallel",
     names: Sequence[str] | None = None,
+    discard: Mapping[int, Any] | None = None,
 ) -> list[tuple[Any, ...]]:
     """Run ``function`` as ``num_programs`` programs sharing ``inputs`` (HBM) under
     ``schedule`` (``parallel`` or ``in-turn``: :data:`SCHEDULES`).
@@ -401,9 +402,10 @@ def run_spmd(
     ``lambda ls: make_interpreter(module, ctx, listeners=ls)``). Returns each core's
     results; raises :class:`SpmdError` on a deadlock or exchange mismatch,
     :class:`~mxdsl.interpreters.races.HbmRaceError` on an HBM race (its tensors named
-    ``names``, default ``argI``), and the failing core's error (prefixed ``core N:``)
-    otherwise."""
-    return SpmdRun(num_programs, schedule).run(make_interpreter, function, inputs, names)
+    ``names``, default ``argI``; ``discard``: elements left unchecked, by argument
+    position, see :meth:`SpmdRun.run`), and the failing core's error (prefixed
+    ``core N:``) otherwise."""
+    return SpmdRun(num_programs, schedule).run(make_interpreter, function, inputs, names, discard)
 
 
 __all__ = ["SCHEDULES", "SpmdError", "SpmdRun", "describe_op", "run_spmd"]
