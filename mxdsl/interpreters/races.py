@@ -359,8 +359,9 @@ def _race_message(
     def side(core: int, op: Operation, write: bool) -> str:
         return f"core {core} {'writes' if write else 'reads'} them in {describe_op(op)}"
 
+    first, second = sorted((this, other), key=lambda s: s[0])  # the same text in any order
     return (
-        f"HBM race on {tensor.index_range(common)}: {side(*this)}, and {side(*other)}, "
+        f"HBM race on {tensor.index_range(common)}: {side(*first)}, and {side(*second)}, "
         "with no sendrecv or core_barrier between the two; order the accesses with a "
         "core_barrier or sendrecv, or give each core its own elements"
     )
