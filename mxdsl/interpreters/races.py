@@ -97,6 +97,54 @@ def _bounds(elements: Elements, itemsize: int) -> tuple[int, int] | None:
     return lo, hi + itemsize
 
 
+Box = tuple[tuple[int, int], ...] | None
+"""The elements' index bounding box in their tensor, ``(low, high)`` per dim (high
+exclusive); None when unknown (then only the byte interval filters)."""
+
+
+def strided_box(
+    offset: int, shape: Sequence[int], strides: Sequence[int], tensor: np.ndarray
+) -> Box:
+    """The index box in ``tensor`` (C-contiguous) of the strided view ``(offset, shape,
+    strides)``, each view dim moving along one tensor dim; None when one does not."""
+    if not tensor.flags.c_contiguous or tensor.ndim == 0:
+        return None
+    dims = tensor.strides
+    origin = []
+    rest = offset
+    for stride in dims:
+        index, rest = divmod(rest, stride)
+        origin.append(index)
+    low, high = list(origin), [i + 1 for i in origin]
+    for n, s in zip(shape, strides, strict=True):
+        if n == 1:
+            continue
+        k = next((k for k, t in enumerate(dims) if t <= abs(s) and abs(s) % t == 0), None)
+        if k is None:
+            return None
+        move = (s // dims[k]) * (n - 1)
+        low[k], high[k] = min(low[k], low[k] + move), max(high[k], high[k] + move)
+        if low[k] < 0 or high[k] > tensor.shape[k]:
+            return None
+    return tuple(zip(low, high, strict=True))
+
+
+def offsets_box(starts: np.ndarray, tensor: np.ndarray) -> Box:
+    """The index box in ``tensor`` (C-contiguous) of elements at byte offsets ``starts``."""
+    if not tensor.flags.c_contiguous or tensor.ndim == 0 or starts.size == 0:
+        return None
+    index = np.unravel_index(starts // tensor.itemsize, tensor.shape)
+    return tuple((int(i.min()), int(i.max()) + 1) for i in index)
+
+
+def _boxes_meet(a: Box, b: Box) -> bool:
+    if a is None or b is None:
+        return True
+    return all(
+        lo < other_hi and other_lo < hi for (lo, hi), (other_lo, other_hi) in zip(a, b, strict=True)
+    )
+
+
 def overlapping_bytes(
     a: Elements, a_size: int, b: Elements, b_size: int, window: tuple[int, int]
 ) -> np.ndarray:
@@ -124,10 +172,10 @@ class _Log:
         self.lo = np.empty(16, dtype=np.int64)
         self.hi = np.empty(16, dtype=np.int64)
         self.epoch = np.empty(16, dtype=np.int64)
-        self.info: list[tuple[Operation, Elements, int]] = []
+        self.info: list[tuple[Operation, Elements, int, Box]] = []
         self.count = 0
 
-    def add(self, lo: int, hi: int, epoch: int, info: tuple[Operation, Elements, int]) -> None:
+    def add(self, lo: int, hi: int, epoch: int, info: tuple[Operation, Elements, int, Box]) -> None:
         n = self.count
         if n == len(self.lo):
             self.lo, self.hi, self.epoch = (
@@ -261,16 +309,28 @@ class RaceChecker:
             return
         tensor, offset = found
         if indirect is None:
-            elements: Elements = (offset, array.shape, array.strides)
-        else:
-            dim, index = indirect
-            rest = (offset, array.shape[:dim] + (1,) + array.shape[dim + 1 :], array.strides)
-            base = element_starts(rest).reshape(rest[1])
-            shape = [1] * array.ndim
-            shape[dim] = len(index)
-            moved = np.asarray(index, dtype=np.int64).reshape(shape) * array.strides[dim]
-            elements = (base + moved).reshape(-1)
-        self.access(rank, op, tensor, elements, array.itemsize, write)
+            shape, strides = array.shape, array.strides
+            box = strided_box(offset, shape, strides, tensor.array)
+            self.access(rank, op, tensor, (offset, shape, strides), array.itemsize, write, box)
+            return
+        dim, index = indirect
+        if len(index) == 0:
+            return
+        rest_shape = array.shape[:dim] + (1,) + array.shape[dim + 1 :]
+        base = element_starts((offset, rest_shape, array.strides)).reshape(rest_shape)
+        shape = [1] * array.ndim
+        shape[dim] = len(index)
+        step = array.strides[dim]
+        moved = np.asarray(index, dtype=np.int64).reshape(shape) * step
+        first, last = (
+            strided_box(offset + int(i) * step, rest_shape, array.strides, tensor.array)
+            for i in (index.min(), index.max())
+        )
+        box = None
+        if first is not None and last is not None:
+            box = tuple((min(a, c), max(b, d)) for (a, b), (c, d) in zip(first, last, strict=True))
+        elements = (base + moved).reshape(-1)
+        self.access(rank, op, tensor, elements, array.itemsize, write, box)
 
     def access_pattern(
         self,
@@ -290,7 +350,8 @@ class RaceChecker:
         tensor, offset = found
         shape = tuple(num for _, num in pairs)
         strides = tuple(step * size for step, _ in pairs)
-        self.access(rank, op, tensor, (offset + start, shape, strides), size, write)
+        box = strided_box(offset + start, shape, strides, tensor.array)
+        self.access(rank, op, tensor, (offset + start, shape, strides), size, write, box)
 
     def access_offsets(
         self,
@@ -306,7 +367,9 @@ class RaceChecker:
         if found is None:
             return
         tensor, offset = found
-        self.access(rank, op, tensor, np.asarray(starts, dtype=np.int64) + offset, size, write)
+        elements = np.asarray(starts, dtype=np.int64) + offset
+        box = offsets_box(elements, tensor.array)
+        self.access(rank, op, tensor, elements, size, write, box)
 
     def access(
         self,
@@ -316,8 +379,10 @@ class RaceChecker:
         elements: Elements,
         itemsize: int,
         write: bool,
+        box: Box = None,
     ) -> None:
-        """Check one access against the other cores' unordered ones, then record it."""
+        """Check one access against the other cores' unordered ones, then record it;
+        ``box``: the elements' index bounding box in the tensor, if known (a filter)."""
         bounds = _bounds(elements, itemsize)
         if bounds is None:
             return
@@ -330,7 +395,9 @@ class RaceChecker:
                 reads, writes = tensor.logs[other]
                 for log in (writes, reads) if write else (writes,):
                     for i in log.candidates(lo, hi, clock[other]):
-                        other_op, other_elements, other_size = log.info[int(i)]
+                        other_op, other_elements, other_size, other_box = log.info[int(i)]
+                        if not _boxes_meet(box, other_box):
+                            continue
                         window = (max(lo, int(log.lo[i])), min(hi, int(log.hi[i])))
                         common = overlapping_bytes(
                             elements, itemsize, other_elements, other_size, window
@@ -347,7 +414,7 @@ class RaceChecker:
                                 )
                             )
             log = tensor.logs[rank][1 if write else 0]
-            log.add(lo, hi, clock[rank], (op, elements, itemsize))
+            log.add(lo, hi, clock[rank], (op, elements, itemsize, box))
 
 
 def _race_message(

@@ -394,6 +394,7 @@ def run_spmd(
     schedule: str = "parallel",
     names: Sequence[str] | None = None,
     discard: Mapping[int, Any] | None = None,
+    races: bool = True,
 ) -> list[tuple[Any, ...]]:
     """Run ``function`` as ``num_programs`` programs sharing ``inputs`` (HBM) under
     ``schedule`` (``parallel`` or ``in-turn``: :data:`SCHEDULES`).
@@ -404,8 +405,10 @@ def run_spmd(
     :class:`~mxdsl.interpreters.races.HbmRaceError` on an HBM race (its tensors named
     ``names``, default ``argI``; ``discard``: elements left unchecked, by argument
     position, see :meth:`SpmdRun.run`), and the failing core's error (prefixed
-    ``core N:``) otherwise."""
-    return SpmdRun(num_programs, schedule).run(make_interpreter, function, inputs, names, discard)
+    ``core N:``) otherwise. ``races=False`` skips the race check (for measuring its
+    cost: a racy program then gives whatever the interleaving gives)."""
+    run = SpmdRun(num_programs, schedule, races)
+    return run.run(make_interpreter, function, inputs, names, discard)
 
 
 __all__ = ["SCHEDULES", "SpmdError", "SpmdRun", "describe_op", "run_spmd"]

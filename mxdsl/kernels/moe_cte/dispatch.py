@@ -71,6 +71,7 @@ class MoECTEKernel:
         progress: Callable[[float], None] | None = None,
         fast_path: bool | None = None,
         schedule: str = "parallel",
+        races: bool = True,
     ) -> dict[str, np.ndarray]:
         """Run on 2 simulated cores; ``inputs`` by argument name (outputs may be
         omitted: they start as zeros). Returns the output arguments by name (copies:
@@ -79,7 +80,8 @@ class MoECTEKernel:
         ``progress(blocks_done)`` is called as blocks start. ``fast_path=False`` runs
         the interpreters in the reference mode (:mod:`mxdsl.interpreters.fast_path`);
         ``schedule``: the cores at once (``parallel``) or one at a time (``in-turn``), the
-        same bits (:func:`mxdsl.interpreters.spmd.run_spmd`)."""
+        same bits (:func:`mxdsl.interpreters.spmd.run_spmd`); ``races=False``: no HBM
+        race check (to measure its cost)."""
         from mxdsl.interpreters import make_interpreter
         from mxdsl.interpreters.spmd import run_spmd
 
@@ -111,6 +113,7 @@ class MoECTEKernel:
                 tuple(values),
                 CORES,
                 schedule=schedule,
+                races=races,
                 names=[a.name for a in self.arguments],
                 discard={
                     i: self._padding_row(a)
