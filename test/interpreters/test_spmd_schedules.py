@@ -77,8 +77,10 @@ def test_program_same_in_both_schedules(
     for pipeline in [[], ["-p", "lower-nisa-to-bir"]] if nisa else [[]]:
         parallel = _run(tmp_path, [*base, *pipeline, "--schedule", "parallel"], capsys)
         in_turn = _run(tmp_path, [*base, *pipeline, "--schedule", "in-turn"], capsys)
-        if "HBM race" in in_turn[1]:  # racy: an error in both (which race first may differ)
-            assert parallel[0] == in_turn[0] == 1 and "HBM race" in parallel[1], parallel
+        if "HBM race" in parallel[1] + in_turn[1]:
+            # racy: an error in both (which race, or which error a racy read leads to
+            # first, may differ)
+            assert parallel[0] == in_turn[0] == 1, (parallel, in_turn)
             continue
         assert parallel == in_turn, (pipeline, parallel, in_turn)
 
