@@ -82,6 +82,10 @@ def test_program_same_in_both_schedules(
             # first, may differ)
             assert parallel[0] == in_turn[0] == 1, (parallel, in_turn)
             continue
+        if parallel[0] and in_turn[0]:  # both cores may fail: either may be reported
+            parallel, in_turn = (
+                (code, re.sub(r"core \d+:", "core N:", text)) for code, text in (parallel, in_turn)
+            )
         assert parallel == in_turn, (pipeline, parallel, in_turn)
 
 
