@@ -976,10 +976,17 @@ class BirFunctions(InterpreterFunctions):
         dim = op.indirect_dim.value.data
         context = core_context(interpreter)
         if context.races is not None and indexed.f.memory == bir.Memory.HBM:
-            columns, _ = _indexed_columns(indexed.ap, dim, index, valid, indexed.byte_offset)
-            size = indexed.ap.dtype.size
-            context.races.access_offsets(
-                context.rank, op, indexed.array, columns[:, 0], size, scatter
+            ap = indexed.ap
+            context.races.access_indexed(
+                context.rank,
+                op,
+                indexed.array,
+                ap.off + indexed.byte_offset,
+                ap.get_pairs(),
+                ap.dtype.size,
+                dim,
+                index[valid],
+                scatter,
             )
         if _indirect_elements(indexed, direct, dim, index, valid):
             return ()

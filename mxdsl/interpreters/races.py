@@ -65,21 +65,25 @@ def describe_op(op: Operation) -> str:
 
 # ------------------------------------------------------------------ descriptions
 
-Elements = tuple[int, tuple[int, ...], tuple[int, ...]] | np.ndarray
+Elements = tuple[Any, ...] | np.ndarray
 """An access's element byte offsets from its tensor's start: a strided view
-``(offset, shape, byte strides)`` or an explicit array of offsets."""
+``(offset, shape, byte strides)``; an indexed one ``(offset, shape, byte strides, dim,
+index)`` whose position ``i`` along ``dim`` is at ``index[i] * strides[dim]`` (an indirect
+DMA: only the index is kept, not every element); or an explicit array of offsets."""
 
 
 def element_starts(elements: Elements) -> np.ndarray:
     """Every element's first byte offset (flat, int64)."""
     if isinstance(elements, np.ndarray):
         return elements.reshape(-1).astype(np.int64, copy=False)
-    offset, shape, strides = elements
+    offset, shape, strides = elements[:3]
+    indexed = elements[3] if len(elements) == 5 else None
     starts = np.full((1,) * len(shape), offset, dtype=np.int64)
     for dim, (size, stride) in enumerate(zip(shape, strides, strict=True)):
         axis = [1] * len(shape)
         axis[dim] = size
-        starts = starts + (np.arange(size, dtype=np.int64) * stride).reshape(axis)
+        steps = elements[4] if dim == indexed else np.arange(size, dtype=np.int64)
+        starts = starts + (steps * stride).reshape(axis)
     return np.broadcast_to(starts, shape).reshape(-1)
 
 
@@ -89,11 +93,17 @@ def _bounds(elements: Elements, itemsize: int) -> tuple[int, int] | None:
         if elements.size == 0:
             return None
         return int(elements.min()), int(elements.max()) + itemsize
-    offset, shape, strides = elements
+    offset, shape, strides = elements[:3]
     if any(size == 0 for size in shape):
         return None
-    lo = offset + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides, strict=True))
-    hi = offset + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides, strict=True))
+    indexed = elements[3] if len(elements) == 5 else None
+    lo = hi = offset
+    for dim, (n, s) in enumerate(zip(shape, strides, strict=True)):
+        if dim == indexed:
+            ends = (int(elements[4].min()) * s, int(elements[4].max()) * s)
+        else:
+            ends = (0, (n - 1) * s)
+        lo, hi = lo + min(ends), hi + max(ends)
     return lo, hi + itemsize
 
 
@@ -314,23 +324,39 @@ class RaceChecker:
             self.access(rank, op, tensor, (offset, shape, strides), array.itemsize, write, box)
             return
         dim, index = indirect
+        self._indexed(rank, op, tensor, offset, array.shape, array.strides, dim, index, write)
+
+    def _indexed(
+        self,
+        rank: int,
+        op: Operation,
+        tensor: _Tensor,
+        offset: int,
+        shape: tuple[int, ...],
+        strides: tuple[int, ...],
+        dim: int,
+        index: np.ndarray,
+        write: bool,
+        itemsize: int | None = None,
+    ) -> None:
+        """The elements of the strided view ``(offset, shape, strides)`` whose position
+        along ``dim`` is ``index`` (each position ``i`` at ``index[i]``)."""
         if len(index) == 0:
             return
-        rest_shape = array.shape[:dim] + (1,) + array.shape[dim + 1 :]
-        base = element_starts((offset, rest_shape, array.strides)).reshape(rest_shape)
-        shape = [1] * array.ndim
-        shape[dim] = len(index)
-        step = array.strides[dim]
-        moved = np.asarray(index, dtype=np.int64).reshape(shape) * step
+        index = np.asarray(index, dtype=np.int64).reshape(-1)
+        rest_shape = shape[:dim] + (1,) + shape[dim + 1 :]
+        step = strides[dim]
         first, last = (
-            strided_box(offset + int(i) * step, rest_shape, array.strides, tensor.array)
+            strided_box(offset + int(i) * step, rest_shape, strides, tensor.array)
             for i in (index.min(), index.max())
         )
         box = None
         if first is not None and last is not None:
             box = tuple((min(a, c), max(b, d)) for (a, b), (c, d) in zip(first, last, strict=True))
-        elements = (base + moved).reshape(-1)
-        self.access(rank, op, tensor, elements, array.itemsize, write, box)
+        full_shape = shape[:dim] + (len(index),) + shape[dim + 1 :]
+        elements = (offset, full_shape, strides, dim, index)
+        size = tensor.array.itemsize if itemsize is None else itemsize
+        self.access(rank, op, tensor, elements, size, write, box)
 
     def access_pattern(
         self,
@@ -352,6 +378,28 @@ class RaceChecker:
         strides = tuple(step * size for step, _ in pairs)
         box = strided_box(offset + start, shape, strides, tensor.array)
         self.access(rank, op, tensor, (offset + start, shape, strides), size, write, box)
+
+    def access_indexed(
+        self,
+        rank: int,
+        op: Operation,
+        tensor_bytes: np.ndarray,
+        start: int,
+        pairs: Sequence[tuple[int, int]],
+        size: int,
+        dim: int,
+        index: np.ndarray,
+        write: bool,
+    ) -> None:
+        """A bir indexed pattern: as :meth:`access_pattern`, but pair ``dim`` visits
+        ``index[i] * step`` (the valid indices of an indirect DMA)."""
+        found = self.tensor_of(tensor_bytes)
+        if found is None:
+            return
+        tensor, offset = found
+        shape = tuple(num for _, num in pairs)
+        strides = tuple(step * size for step, _ in pairs)
+        self._indexed(rank, op, tensor, offset + start, shape, strides, dim, index, write, size)
 
     def access_offsets(
         self,

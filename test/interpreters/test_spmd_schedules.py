@@ -201,3 +201,17 @@ def test_discarded_elements_are_not_checked() -> None:
 def test_the_schedules_are_checked() -> None:
     with pytest.raises(ValueError, match="schedule 'random' is not one of parallel, in-turn"):
         SpmdRun(2, "random")
+
+
+def test_indirect_accesses_touch_only_their_rows() -> None:
+    out = np.zeros((6, 4), dtype=np.float32)
+    checker = RaceChecker(2)
+    checker.add_tensor("out", out)
+    rows = out[:, 1:3]
+    checker.access_array(0, _op(), rows, write=True, indirect=(0, np.array([0, 2, 4])))
+    checker.access_array(1, _op(), rows, write=True, indirect=(0, np.array([5, 3, 1])))
+    checker.access_array(1, _op(), out[:, 0], write=True)  # another column: no race
+    starts = element_starts((0, (2, 2), (16, 4), 0, np.array([3, 1])))
+    assert starts.tolist() == [48, 52, 16, 20]
+    with pytest.raises(HbmRaceError, match=r"out\[2:3, 1:3\]: core 0 writes .* core 1 reads"):
+        checker.access_array(1, _op(), rows, write=False, indirect=(0, np.array([2])))
