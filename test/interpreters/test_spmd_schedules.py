@@ -215,3 +215,19 @@ def test_indirect_accesses_touch_only_their_rows() -> None:
     assert starts.tolist() == [48, 52, 16, 20]
     with pytest.raises(HbmRaceError, match=r"out\[2:3, 1:3\]: core 0 writes .* core 1 reads"):
         checker.access_array(1, _op(), rows, write=False, indirect=(0, np.array([2])))
+
+
+def test_indexed_rows_against_enumeration() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        shape = (int(rng.integers(1, 4)), int(rng.integers(1, 5)))
+        step = int(rng.choice([8, 12, 16, 32]))
+        strides = (step, 4)
+        a_index, b_index = (rng.choice(8, size=shape[0], replace=False) for _ in range(2))
+        a = (4, shape, strides, 0, a_index)
+        b = (4, shape, strides, 0, b_index)
+        got = overlapping_bytes(a, 4, b, 4, (0, 400))
+        expected = {int(x) + k for x in element_starts(a) for k in range(4)} & {
+            int(x) + k for x in element_starts(b) for k in range(4)
+        }
+        assert sorted(got.tolist()) == sorted(expected)
