@@ -155,34 +155,36 @@ def _boxes_meet(a: Box, b: Box) -> bool:
     )
 
 
-def _rows_apart(a: Elements, b: Elements, size: int) -> bool:
-    """Whether two indexed accesses are the same pattern at different rows: the same
-    offset, shape apart from the indexed dim, strides and dim, their non-indexed part
-    spanning less than one row step (so distinct rows never share a byte), and no index
-    in common. Decides most pairs of an indirect gather and scatter without their
-    elements."""
+def _same_rows(a: Elements, b: Elements, size: int) -> np.ndarray | None:
+    """For two indexed accesses that are the same pattern apart from their rows (the same
+    offset, shape apart from the indexed dim, strides and dim, the non-indexed part
+    spanning at most one row step, so distinct rows never share a byte): the rows both
+    touch. None for any other pair. Decides an indirect gather against a scatter from
+    their indices alone."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or len(a) != 5 or len(b) != 5:
-        return False
+        return None
     offset, shape, strides, dim, index = a
     if (offset, strides, dim) != (b[0], b[2], b[3]):
-        return False
+        return None
     if shape[:dim] + shape[dim + 1 :] != b[1][:dim] + b[1][dim + 1 :]:
-        return False
-    step = abs(strides[dim])
-    span = sum(
-        abs(s) * (n - 1) for k, (n, s) in enumerate(zip(shape, strides, strict=True)) if k != dim
-    )
-    if span + size > step:
-        return False
-    return np.intersect1d(index, b[4]).size == 0
+        return None
+    rest = zip(shape, strides, strict=True)
+    span = sum(abs(s) * (n - 1) for k, (n, s) in enumerate(rest) if k != dim)
+    if span + size > abs(strides[dim]):
+        return None
+    return np.intersect1d(index, b[4])
 
 
 def overlapping_bytes(
     a: Elements, a_size: int, b: Elements, b_size: int, window: tuple[int, int]
 ) -> np.ndarray:
     """The byte offsets inside ``window`` that elements of both ``a`` and ``b`` cover."""
-    if a_size == b_size and _rows_apart(a, b, a_size):
-        return np.empty(0, dtype=np.int64)
+    rows = _same_rows(a, b, a_size) if a_size == b_size else None
+    if rows is not None:  # exactly the elements of the common rows
+        if rows.size == 0:
+            return np.empty(0, dtype=np.int64)
+        offset, shape, strides, dim, _ = a  # pyright: ignore[reportGeneralTypeIssues]
+        a = b = (offset, shape[:dim] + (rows.size,) + shape[dim + 1 :], strides, dim, rows)
     lo, hi = window
     covered = []
     for elements, size in ((a, a_size), (b, b_size)):
