@@ -113,10 +113,16 @@ class _Core:
 
 
 class _Tracker(Interpreter.Listener):
-    def __init__(self, core: _Core) -> None:
+    """Keeps the core's current op, and stops the core at its next op once the run
+    failed (in ``parallel`` the other cores may be running)."""
+
+    def __init__(self, core: _Core, run: SpmdRun) -> None:
         self.core = core
+        self.run = run
 
     def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
+        if self.run.error is not None:
+            raise _Abort()
         self.core.current.append(op)
 
     def did_interpret_op(self, op: Operation, results: tuple[Any, ...]) -> None:
@@ -317,7 +323,7 @@ class SpmdRun:
                     self.checker.add_tensor(name, value, area)
         interpreters = []
         for core in self.cores:
-            listeners: list[Interpreter.Listener] = [_Tracker(core)]
+            listeners: list[Interpreter.Listener] = [_Tracker(core, self)]
             if self.checker is not None:
                 listeners.append(HbmListener(self.checker, core.rank))
             interpreter = make_interpreter(listeners)
