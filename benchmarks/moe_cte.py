@@ -1,7 +1,7 @@
 """Benchmark the MoE-CTE nisa kernels in the interpreter against their PE floor.
 
 For each variant: build the kernel, draw routed inputs, run it on 2 simulated cores
-(``MoECTEKernel.run``: the cooperative SPMD interpreter, one core at a time) and the dense
+(``MoECTEKernel.run``: the SPMD interpreter, the two cores at once) and the dense
 numpy golden in the same process, and time the **PE floor**: the golden's matmuls done as
 the kernel's PE passes do them, with no interpreter (a float64 ``np.matmul`` per K tile of
 128, or 512 for MX, rounded to fp32 and accumulated in fp32; for the MX variants the MX
@@ -10,7 +10,14 @@ time, the floor, **kernel / floor** (issue 20's target: <= 1.25; what the interp
 to the arithmetic any bit-exact run does), the golden time, kernel / golden and floor /
 golden (what the semantics alone cost on this machine), each from wall time and again
 from process CPU time (``cpu_``: on a shared, overloaded machine the steadier measure),
-the relative Frobenius error and how many PE-pass outputs took the exact path. The
+the relative Frobenius error and how many PE-pass outputs took the exact path. After
+each parallel run the kernel runs again in turn (``schedule="in-turn"``: one core at a
+time; its output bits must equal the parallel run's) and in turn without the HBM race
+check: **par/in-turn** is the parallel ÷ in-turn kernel wall time (``cpu_par/in-turn``
+the same from process CPU time, which counts both cores), **race_check** the in-turn
+run's process CPU time over the unchecked one's, minus 1 (the check's cost, from CPU
+time: steadier than wall time on a shared machine; ``--no-schedules`` skips these
+runs). The
 machine's load averages are printed before and after. ``cpu_pe_s`` splits the kernel's
 CPU time: the part spent in the PE passes (``mxdsl.numerics.matmul.pe_passes_into`` /
 ``pe_pass_into`` as the nisa interpreter calls them: the dgemms, the exactness
@@ -45,8 +52,8 @@ rounded up to a multiple of 256). Small sizes for a quick look:
 ``--hidden 512 --intermediate 256 --experts 4 --tokens 100 --block-size 256 --top-k 2``.
 
 ``--blas-threads N`` sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS before
-numpy loads (default 1; 0 leaves the environment alone). The interpreter runs one core at a
-time and its tile matmuls are small, so 1 compares like with like; with 2, the golden's
+numpy loads (default 1; 0 leaves the environment alone). The interpreter's tile matmuls are
+small and its two cores are two threads already, so 1 compares like with like; with 2, the golden's
 large matmuls use both CPUs (and, on a busy machine, OpenBLAS threads fighting over the
 CPUs can slow the interpreter's small matmuls several times).
 """
@@ -220,6 +227,9 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
     golden_times, golden_cpu = [first], [first_cpu]
     EXACT_PATH.reset()
     pe_cpu: list[float] = []
+    turn_times: list[float] = []
+    turn_cpu: list[float] = []
+    unchecked_cpu: list[float] = []
     for _ in range(args.repeat):
         progress = progress_bar(sum(inputs.active_blocks)) if args.progress else None
         with PassClock() as clock:
@@ -231,6 +241,18 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         golden, seconds, cpu = timed_golden()
         golden_times.append(seconds)
         golden_cpu.append(cpu)
+        if args.no_schedules:
+            continue
+        # the in-turn schedule (one core at a time), with and without the race check
+        start, start_cpu = time.perf_counter(), time.process_time()
+        in_turn = kernel.run(inputs.arrays, schedule="in-turn")
+        turn_times.append(time.perf_counter() - start)
+        turn_cpu.append(time.process_time() - start_cpu)
+        for key, value in outputs.items():
+            assert value.tobytes() == in_turn[key].tobytes(), f"{name}: {key} differs in turn"
+        start = time.process_time()
+        kernel.run(inputs.arrays, schedule="in-turn", races=False)
+        unchecked_cpu.append(time.process_time() - start)
     exact, pe_outputs = EXACT_PATH.exact // args.repeat, EXACT_PATH.outputs // args.repeat
     reference_s, same = float("nan"), "-"
     if args.reference:
@@ -260,6 +282,9 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "pe_outputs": pe_outputs,
         "reference_s": reference_s,
         "same": same,
+        "in_turn_s": min(turn_times, default=float("nan")),
+        "in_turn_cpu_s": min(turn_cpu, default=float("nan")),
+        "unchecked_cpu_s": min(unchecked_cpu, default=float("nan")),
     }
 
 
@@ -280,6 +305,10 @@ COLUMNS = (
     ("kernel_s", "9.2f"),
     ("floor_s", "8.3f"),
     ("kernel/floor", "12.2f"),
+    ("in_turn_s", "9.2f"),
+    ("par/in-turn", "11.2f"),
+    ("cpu_par/in-turn", "15.2f"),
+    ("race_check", "10.1%"),
     ("golden_s", "9.3f"),
     ("kernel/golden", "13.2f"),
     ("floor/golden", "12.2f"),
@@ -311,6 +340,10 @@ def row_values(r: dict[str, Any]) -> list[Any]:
         r["kernel_s"],
         r["floor_s"],
         r["kernel_s"] / r["floor_s"],
+        r["in_turn_s"],
+        r["kernel_s"] / r["in_turn_s"],
+        r["kernel_cpu_s"] / r["in_turn_cpu_s"],
+        r["in_turn_cpu_s"] / r["unchecked_cpu_s"] - 1,
         r["golden_s"],
         r["kernel_s"] / r["golden_s"],
         r["floor_s"] / r["golden_s"],
@@ -360,6 +393,11 @@ def main() -> None:
         "--reference",
         action="store_true",
         help="also time one run in the interpreters' reference mode and compare its bits",
+    )
+    parser.add_argument(
+        "--no-schedules",
+        action="store_true",
+        help="skip the in-turn runs (par/in-turn and race_check are then nan)",
     )
     parser.add_argument(
         "--blas-threads",

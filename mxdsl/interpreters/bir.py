@@ -532,15 +532,30 @@ def _region(
     runtime: Runtime | None = None,
     matmul: bool = False,
     byte_offset: int = 0,
+    indexed: bool = False,
 ) -> Region:
     """``ap`` of ``op`` moved by its run-time keys (and ``partition_offset`` /
     ``byte_offset``). ``matmul``: for a matmul's own patterns, which leave its deferred
-    passes queued (:class:`Machine`)."""
+    passes queued (:class:`Machine`). An HBM pattern is reported to the SPMD race
+    checker as read (written for ``dst`` roles), unless ``indexed`` (an indirect DMA's
+    indexed side, reported with its indices by the DMA)."""
     moved_bytes, partitions = runtime.get(role, (0, 0)) if runtime else (0, 0)
     moved_bytes += byte_offset
     f = ap.facts
     if f.memory == bir.Memory.HBM:
-        return Region(op, role, ap, hbm_bytes(op, tensor), byte_offset=moved_bytes)
+        data = hbm_bytes(op, tensor)
+        context = core_context(interpreter)
+        if context.races is not None and not indexed:
+            context.races.access_pattern(
+                context.rank,
+                op,
+                data,
+                f.off + moved_bytes,
+                f.pairs,
+                f.dtype.size,
+                role.startswith("dst"),
+            )
+        return Region(op, role, ap, data, byte_offset=moved_bytes)
     core = machine(interpreter)
     start = f.off + moved_bytes
     used = start + f.high
@@ -959,8 +974,10 @@ class BirFunctions(InterpreterFunctions):
     @impl(bir.DmaIndirectOp)
     def run_dma_indirect(self, interpreter: Interpreter, op: bir.DmaIndirectOp, args: PythonValues):
         rt = _runtime(op, args)
-        dst = _region(interpreter, op, "dst", op.dst, _tensor(op, args, "dst_tensor"), runtime=rt)
-        src = _region(interpreter, op, "src", op.src, _tensor(op, args, "src_tensor"), runtime=rt)
+        scatter = op.scatter is not None
+        dst_tensor, src_tensor = _tensor(op, args, "dst_tensor"), _tensor(op, args, "src_tensor")
+        dst = _region(interpreter, op, "dst", op.dst, dst_tensor, runtime=rt, indexed=scatter)
+        src = _region(interpreter, op, "src", op.src, src_tensor, runtime=rt, indexed=not scatter)
         index_region = _region(interpreter, op, "index", op.index, runtime=rt)
         index = index_region.read().reshape(-1).astype(np.int64)
         bound = op.bound.value.data
@@ -973,10 +990,24 @@ class BirFunctions(InterpreterFunctions):
                 f"indirect DMA index {int(index[bad])} at position {bad} is outside [0, "
                 f"{bound}) (oob_mode error; use oob_mode skip to drop such rows)",
             )
-        indexed, direct = (dst, src) if op.scatter is not None else (src, dst)
+        indexed, direct = (dst, src) if scatter else (src, dst)
         if indexed.f.memory != bir.Memory.HBM:  # its indices may reach past its pattern
             machine(interpreter).memory(indexed.f.memory)
         dim = op.indirect_dim.value.data
+        context = core_context(interpreter)
+        if context.races is not None and indexed.f.memory == bir.Memory.HBM:
+            ap = indexed.ap
+            context.races.access_indexed(
+                context.rank,
+                op,
+                indexed.array,
+                ap.off + indexed.byte_offset,
+                ap.get_pairs(),
+                ap.dtype.size,
+                dim,
+                index[valid],
+                scatter,
+            )
         if _indirect_elements(indexed, direct, dim, index, valid):
             return ()
         indexed_columns, kept = _indexed_columns(indexed.ap, dim, index, valid, indexed.byte_offset)

@@ -255,11 +255,13 @@ def _activate_blockwise(
 
 
 class CoreContext:
-    """What one program sees of the SPMD launch (replaced by :mod:`spmd`)."""
+    """What one program sees of the SPMD launch (replaced by :mod:`spmd`); ``races``:
+    the run's HBM race checker (:mod:`mxdsl.interpreters.races`), None when unchecked."""
 
     def __init__(self, rank: int = 0, num_programs: int = 1) -> None:
         self.rank = rank
         self.num_programs = num_programs
+        self.races: Any = None
 
     def sendrecv(
         self, op: nisa.SendRecvOp, dst: np.ndarray, src: np.ndarray, send_to: int, recv_from: int

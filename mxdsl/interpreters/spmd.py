@@ -2,48 +2,53 @@
 
 Every core gets its own :class:`~xdsl.interpreter.Interpreter` (so its own SBUF / PSUM:
 ``memref.alloc`` makes a fresh array per interpreter) and the *same* argument arrays
-(HBM). Each core runs on its own thread, but the cores never run at the same time: a
-token passes between them, as in a cooperative scheduler. A core keeps the token until
-it blocks (``sendrecv`` waiting for its partner, ``core_barrier`` waiting for the other
-cores) or finishes; the token then goes to the next runnable core in rank order
-(``rank + 1``, ``rank + 2``, ... modulo N). So a run is deterministic (the interleaving
-depends only on the program), and a deadlock is exactly "no core is runnable and not
-every core has finished", detected without any timeout. The error then names every
-core's state: the op and location it is blocked in, or that it finished.
+(HBM). Each core runs on its own thread. Two schedules:
+
+* ``parallel`` (the default): the cores run at once between synchronization points
+  (``sendrecv``, ``core_barrier``); a core waits only in those.
+* ``in-turn``: only one core runs at a time: a token passes between them, as in a
+  cooperative scheduler. A core keeps the token until it blocks (``sendrecv`` waiting
+  for its partner, ``core_barrier`` waiting for the other cores) or finishes; the token
+  then goes to the next runnable core in rank order (``rank + 1``, ``rank + 2``, ...
+  modulo N), so the interleaving depends only on the program (for debugging).
+
+SBUF and PSUM are private, and HBM is shared only through accesses a synchronization
+orders: every HBM access of a core is checked against the other cores' accesses it is
+not ordered with (:mod:`mxdsl.interpreters.races`), and a write meeting a read or write
+of the same bytes is an error. So a run that is not stopped by a race gives the same
+bits in both schedules. In both, a deadlock is exactly "no core is running or runnable
+and not every core has finished", detected under the scheduler's lock at every block
+and finish, without any timeout. The error then names every core's state: the op and
+location it is blocked in, or that it finished.
 
 ``sendrecv`` semantics: core ``r``'s ``sendrecv dst, src to s from f pipe p`` posts a
 snapshot of ``src`` for ``(r -> s, p)`` and completes when it has received the message
 ``(f -> r, p)`` into ``dst`` *and* its own message has been taken by core ``s``. A
 receive whose message's shape or dtype differs from ``dst`` is an error naming both
 cores' ops. ``core_barrier`` completes when every core in ``cores`` waits at a barrier
-with the same core list on the same HBM tensor.
+with the same core list on the same HBM tensor. What a core did before a ``sendrecv``
+is ordered before what its partners ``s`` and ``f`` do after theirs; what the cores of
+a barrier did before it is ordered before what each does after it.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import InterpretationError
 
 from mxdsl.dialects import nisa
-from mxdsl.interpreters import OpInterpretationError, location_prefix
+from mxdsl.interpreters import OpInterpretationError
 from mxdsl.interpreters.nisa import CoreContext, install_core_context
+from mxdsl.interpreters.races import HbmListener, RaceChecker, SpmdError, describe_op
 
-
-class SpmdError(InterpretationError):
-    """A multi-core failure (deadlock, mismatched exchange, a failing core)."""
-
-
-def describe_op(op: Operation) -> str:
-    """``nisa.sendrecv at f.mlir:3:5`` (or without a location)."""
-    where = location_prefix(op).rstrip(": ")
-    return f"{op.name} at {where}" if where else f"{op.name} (no location)"
+SCHEDULES = ("parallel", "in-turn")
+"""The schedules of :func:`run_spmd`: the cores at once, or one at a time."""
 
 
 class _Abort(BaseException):
@@ -52,13 +57,15 @@ class _Abort(BaseException):
 
 @dataclass
 class _SendRecv:
-    op: nisa.SendRecvOp
+    op: Operation
     dst: np.ndarray
     send_to: int
     recv_from: int
     pipe: int
+    clock: tuple[int, ...]
     received: bool = False
     delivered: bool = False
+    learned: list[tuple[int, ...]] = field(default_factory=list)
 
     def done(self) -> bool:
         return self.received and self.delivered
@@ -74,10 +81,12 @@ class _SendRecv:
 
 @dataclass
 class _Barrier:
-    op: nisa.CoreBarrierOp
+    op: Operation
     cores: tuple[int, ...]
     tensor: tuple[int, tuple[int, ...]]
+    clock: tuple[int, ...]
     released: bool = False
+    learned: list[tuple[int, ...]] = field(default_factory=list)
 
     def done(self) -> bool:
         return self.released
@@ -89,8 +98,9 @@ class _Barrier:
 @dataclass
 class _Message:
     data: np.ndarray
-    op: nisa.SendRecvOp
+    op: Operation
     sender: int
+    clock: tuple[int, ...]
 
 
 @dataclass
@@ -103,10 +113,16 @@ class _Core:
 
 
 class _Tracker(Interpreter.Listener):
-    def __init__(self, core: _Core) -> None:
+    """Keeps the core's current op, and stops the core at its next op once the run
+    failed (in ``parallel`` the other cores may be running)."""
+
+    def __init__(self, core: _Core, run: SpmdRun) -> None:
         self.core = core
+        self.run = run
 
     def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
+        if self.run.error is not None:
+            raise _Abort()
         self.core.current.append(op)
 
     def did_interpret_op(self, op: Operation, results: tuple[Any, ...]) -> None:
@@ -114,29 +130,45 @@ class _Tracker(Interpreter.Listener):
 
 
 class SpmdRun:
-    """One launch of ``num_programs`` copies of a function."""
+    """One launch of ``num_programs`` copies of a function under ``schedule``
+    (:data:`SCHEDULES`). ``races``: whether HBM accesses are checked for races."""
 
-    def __init__(self, num_programs: int) -> None:
+    def __init__(self, num_programs: int, schedule: str = "parallel", races: bool = True) -> None:
         if num_programs < 1:
             raise ValueError(f"need at least 1 program, got {num_programs}")
+        if schedule not in SCHEDULES:
+            raise ValueError(f"schedule {schedule!r} is not one of {', '.join(SCHEDULES)}")
         self.n = num_programs
+        self.parallel = schedule == "parallel"
         self.cond = threading.Condition()
         self.cores = [_Core(rank) for rank in range(num_programs)]
         self.turn: int | None = 0
         self.error: BaseException | None = None
         self.mailbox: dict[tuple[int, int, int], _Message] = {}
+        self.checker = RaceChecker(num_programs) if races and num_programs > 1 else None
 
     # ------------------------------------------------------------- scheduling
 
     def _wait_turn(self, rank: int) -> None:
-        """Block (cond held) until it is ``rank``'s turn; raises _Abort on failure."""
-        while self.turn != rank and self.error is None:
+        """Block (cond held) until ``rank`` may run; raises _Abort on failure."""
+        while not self._may_run(rank) and self.error is None:
             self.cond.wait()
         if self.error is not None:
             raise _Abort()
 
+    def _may_run(self, rank: int) -> bool:
+        if self.parallel:
+            return self.cores[rank].status == "runnable"
+        return self.turn == rank
+
     def _pass_turn(self, rank: int) -> None:
-        """Give the token to the next runnable core after ``rank`` (cond held)."""
+        """``rank`` stopped running (blocked, done): give the token to the next runnable
+        core (in turn), or report a deadlock when no core can run (cond held)."""
+        if self.parallel:
+            if not any(core.status == "runnable" for core in self.cores):
+                self._check_deadlock()
+            self.cond.notify_all()
+            return
         for step in range(1, self.n + 1):
             candidate = (rank + step) % self.n
             if self.cores[candidate].status == "runnable":
@@ -144,9 +176,12 @@ class SpmdRun:
                 self.cond.notify_all()
                 return
         self.turn = None
-        if any(core.status == "blocked" for core in self.cores):
-            self.error = SpmdError(self._deadlock_message())
+        self._check_deadlock()
         self.cond.notify_all()
+
+    def _check_deadlock(self) -> None:
+        if any(core.status == "blocked" for core in self.cores) and self.error is None:
+            self.error = SpmdError(self._deadlock_message())
 
     def _deadlock_message(self) -> str:
         lines = [f"deadlock: no core of {self.n} can make progress"]
@@ -168,11 +203,14 @@ class SpmdRun:
         if not wait.done():
             core.status = "blocked"
             self._pass_turn(rank)
-            while not (wait.done() and self.turn == rank) and self.error is None:
+            self.cond.notify_all()
+            while not (wait.done() and self._may_run(rank)) and self.error is None:
                 self.cond.wait()
             if self.error is not None:
                 raise _Abort()
         core.wait = None
+        if self.checker is not None:
+            self.checker.complete(rank, wait.learned, [c.wait for c in self.cores])
 
     def _resolve(self) -> None:
         """Complete every wait that can complete; wake the cores whose wait is done."""
@@ -193,9 +231,11 @@ class SpmdRun:
                 del self.mailbox[(wait.recv_from, core.rank, wait.pipe)]
                 wait.dst[...] = message.data
                 wait.received = True
+                wait.learned.append(message.clock)
                 sender = self.cores[message.sender].wait
                 if isinstance(sender, _SendRecv):
                     sender.delivered = True
+                    sender.learned.append(wait.clock)
         for core in self.cores:
             wait = core.wait
             if isinstance(wait, _Barrier) and not wait.released:
@@ -207,12 +247,21 @@ class SpmdRun:
                     and p.tensor == wait.tensor
                     for p in partners
                 ):
+                    clocks = [p.clock for p in partners if isinstance(p, _Barrier)]
                     for p in partners:
                         assert isinstance(p, _Barrier)
                         p.released = True
+                        p.learned.extend(clocks)
+        woken = False
         for core in self.cores:
             if core.status == "blocked" and core.wait is not None and core.wait.done():
                 core.status = "runnable"
+                woken = True
+        if woken:
+            self.cond.notify_all()
+
+    def _post_clock(self, rank: int) -> tuple[int, ...]:
+        return self.checker.post(rank) if self.checker is not None else ()
 
     # --------------------------------------------------------------- sync ops
 
@@ -225,7 +274,7 @@ class SpmdRun:
     def sendrecv(
         self,
         rank: int,
-        op: nisa.SendRecvOp,
+        op: Operation,
         dst: np.ndarray,
         src: np.ndarray,
         send_to: int,
@@ -233,14 +282,14 @@ class SpmdRun:
     ) -> None:
         self._check_rank(op, "sendrecv to", send_to)
         self._check_rank(op, "sendrecv from", recv_from)
-        pipe = op.pipe_id.value.data
+        pipe = op.pipe_id.value.data  # pyright: ignore[reportAttributeAccessIssue]
+        data = src.copy()
         with self.cond:
-            self.mailbox[(rank, send_to, pipe)] = _Message(src.copy(), op, rank)
-            self._block(rank, _SendRecv(op, dst, send_to, recv_from, pipe))
+            clock = self._post_clock(rank)
+            self.mailbox[(rank, send_to, pipe)] = _Message(data, op, rank, clock)
+            self._block(rank, _SendRecv(op, dst, send_to, recv_from, pipe, clock))
 
-    def barrier(
-        self, rank: int, op: nisa.CoreBarrierOp, data: np.ndarray, cores: tuple[int, ...]
-    ) -> None:
+    def barrier(self, rank: int, op: Operation, data: np.ndarray, cores: tuple[int, ...]) -> None:
         for c in cores:
             self._check_rank(op, "core_barrier on", c)
         if rank not in cores:
@@ -249,7 +298,8 @@ class SpmdRun:
             )
         tensor = (int(data.__array_interface__["data"][0]), tuple(data.shape))
         with self.cond:
-            self._block(rank, _Barrier(op, tuple(sorted(cores)), tensor))
+            clock = self._post_clock(rank)
+            self._block(rank, _Barrier(op, tuple(sorted(cores)), tensor, clock))
 
     # -------------------------------------------------------------------- run
 
@@ -258,11 +308,25 @@ class SpmdRun:
         make_interpreter: Callable[[Sequence[Interpreter.Listener]], Interpreter],
         function: Operation | str,
         inputs: tuple[Any, ...],
+        names: Sequence[str] | None = None,
+        discard: Mapping[int, Any] | None = None,
     ) -> list[tuple[Any, ...]]:
-        """Run ``function`` on every core; the per-core results, core 0 first."""
+        """Run ``function`` on every core; the per-core results, core 0 first.
+        ``names``: the arguments' names in race reports (default ``argI``);
+        ``discard``: per argument position, a numpy index of elements not race-checked
+        (a discard area whose contents are not a result)."""
+        if self.checker is not None:
+            for index, value in enumerate(inputs):
+                if isinstance(value, np.ndarray):
+                    name = names[index] if names is not None else f"arg{index}"
+                    area = (discard or {}).get(index)
+                    self.checker.add_tensor(name, value, area)
         interpreters = []
         for core in self.cores:
-            interpreter = make_interpreter([_Tracker(core)])
+            listeners: list[Interpreter.Listener] = [_Tracker(core, self)]
+            if self.checker is not None:
+                listeners.append(HbmListener(self.checker, core.rank))
+            interpreter = make_interpreter(listeners)
             install_core_context(interpreter, _SpmdCoreContext(self, core.rank))
             interpreters.append(interpreter)
 
@@ -313,11 +377,16 @@ class _SpmdCoreContext(CoreContext):
     def __init__(self, run: SpmdRun, rank: int) -> None:
         super().__init__(rank, run.n)
         self.spmd = run
+        self.races = run.checker
 
     def sendrecv(
         self, op: nisa.SendRecvOp, dst: np.ndarray, src: np.ndarray, send_to: int, recv_from: int
     ) -> None:
+        if self.races is not None:
+            self.races.access_array(self.rank, op, src, write=False)
         self.spmd.sendrecv(self.rank, op, dst, src, send_to, recv_from)
+        if self.races is not None:
+            self.races.access_array(self.rank, op, dst, write=True)
 
     def barrier(self, op: nisa.CoreBarrierOp, data: np.ndarray, cores: tuple[int, ...]) -> None:
         self.spmd.barrier(self.rank, op, data, cores)
@@ -328,14 +397,24 @@ def run_spmd(
     function: Operation | str,
     inputs: tuple[Any, ...],
     num_programs: int,
+    schedule: str = "parallel",
+    names: Sequence[str] | None = None,
+    discard: Mapping[int, Any] | None = None,
+    races: bool = True,
 ) -> list[tuple[Any, ...]]:
-    """Run ``function`` as ``num_programs`` programs sharing ``inputs`` (HBM).
+    """Run ``function`` as ``num_programs`` programs sharing ``inputs`` (HBM) under
+    ``schedule`` (``parallel`` or ``in-turn``: :data:`SCHEDULES`).
 
     ``make_interpreter(listeners)`` builds one core's interpreter (for example
     ``lambda ls: make_interpreter(module, ctx, listeners=ls)``). Returns each core's
-    results; raises :class:`SpmdError` on a deadlock or exchange mismatch and the
-    failing core's error (prefixed ``core N:``) otherwise."""
-    return SpmdRun(num_programs).run(make_interpreter, function, inputs)
+    results; raises :class:`SpmdError` on a deadlock or exchange mismatch,
+    :class:`~mxdsl.interpreters.races.HbmRaceError` on an HBM race (its tensors named
+    ``names``, default ``argI``; ``discard``: elements left unchecked, by argument
+    position, see :meth:`SpmdRun.run`), and the failing core's error (prefixed
+    ``core N:``) otherwise. ``races=False`` skips the race check (for measuring its
+    cost: a racy program then gives whatever the interleaving gives)."""
+    run = SpmdRun(num_programs, schedule, races)
+    return run.run(make_interpreter, function, inputs, names, discard)
 
 
-__all__ = ["SpmdError", "SpmdRun", "describe_op", "run_spmd"]
+__all__ = ["SCHEDULES", "SpmdError", "SpmdRun", "describe_op", "run_spmd"]

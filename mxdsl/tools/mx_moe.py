@@ -350,6 +350,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
             "=1); the same bits, slower (docs/interpreter.md)",
         )
         p.add_argument(
+            "--schedule",
+            choices=["parallel", "in-turn"],
+            default="parallel",
+            help="the 2 simulated cores at once between their sendrecv / core_barrier "
+            "(parallel) or one at a time (in-turn, for debugging); the same bits "
+            "(docs/nisa-interpreter.md)",
+        )
+        p.add_argument(
             "--no-progress",
             action="store_true",
             help="no progress on stderr (a bar on a terminal, else a line every few seconds)",
@@ -740,12 +748,19 @@ def golden_blas_threads() -> Iterator[None]:
         yield
 
 
-def check(kernel, inputs, progress, fast_path: bool | None = None) -> Checked:  # noqa: ANN001
+def check(
+    kernel,  # noqa: ANN001
+    inputs,  # noqa: ANN001
+    progress,  # noqa: ANN001
+    fast_path: bool | None = None,
+    schedule: str = "parallel",
+) -> Checked:
     """Run ``kernel`` on 2 simulated cores and its golden on ``inputs``, both timed
-    (``fast_path=False``: the interpreters' reference mode)."""
+    (``fast_path=False``: the interpreters' reference mode; ``schedule``: the cores at
+    once or in turn)."""
     spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
     start, start_cpu = time.perf_counter(), time.process_time()
-    outputs = kernel.run(inputs.arrays, progress, fast_path=fast_path)
+    outputs = kernel.run(inputs.arrays, progress, fast_path=fast_path, schedule=schedule)
     kernel_time, kernel_cpu = time.perf_counter() - start, time.process_time() - start_cpu
     start, start_cpu = time.perf_counter(), time.process_time()
     is_mx = spec.implementation.is_mx
@@ -871,7 +886,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     )
     print(f"footprint: {kernel.footprint_text()}", file=stdout)
     progress = None if args.no_progress else make_progress(sum(inputs.active_blocks))
-    checked = check(kernel, inputs, progress, fast_path_setting(args))
+    checked = check(kernel, inputs, progress, fast_path_setting(args), args.schedule)
     if impl.is_mx:
         with golden_blas_threads():
             dense = dense_golden_for(spec, sizes, options, inputs)

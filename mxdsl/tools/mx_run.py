@@ -551,6 +551,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
         help="record only these ops: comma-separated op names (nisa.activation, nisa.*) "
         "and source line ranges ([FILE:]FIRST-LAST); repeatable",
     )
+    parser.add_argument(
+        "--schedule",
+        choices=["parallel", "in-turn"],
+        default="parallel",
+        help="how --cores N programs run: at once between their sendrecv / core_barrier "
+        "(parallel, the default) or one at a time in rank order (in-turn, for debugging); "
+        "the same bits, HBM races and deadlocks reported in both (docs/nisa-interpreter.md)",
+    )
     parser.add_argument("--version", action="version", version=f"{TOOL} {__version__}")
     return parser
 
@@ -951,6 +959,7 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
                     func,
                     inputs,
                     args.cores,
+                    schedule=args.schedule,
                 )[0]
             except SpmdError as err:
                 raise RunFailure(str(err)) from None

@@ -76,7 +76,10 @@ def test_program_same_in_both_modes(
 ) -> None:
     source = tmp_path / "program.mlir"
     source.write_text(piece)
-    cores = ["--cores", "2"] if any(op in piece for op in _SPMD) else []
+    # in turn: a racy program's first reported race is then the same run to run
+    # (parallel against in turn: test_spmd_schedules.py)
+    spmd = ["--cores", "2", "--schedule", "in-turn"]
+    cores = spmd if any(op in piece for op in _SPMD) else []
     base = [str(source), "--symbol", symbol, "--random-inputs", "0", *cores]
     pipelines = [[], ["-p", "lower-nisa-to-bir"]] if nisa else [[]]
     for pipeline in pipelines:

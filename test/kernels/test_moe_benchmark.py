@@ -28,7 +28,8 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
     lines = run.stdout.splitlines()
     assert "load average: " in lines[0]
     assert lines[1].split() == [
-        "variant", "N", "B", "kernel_s", "floor_s", "kernel/floor", "golden_s",
+        "variant", "N", "B", "kernel_s", "floor_s", "kernel/floor", "in_turn_s",
+        "par/in-turn", "cpu_par/in-turn", "race_check", "golden_s",
         "kernel/golden", "floor/golden", "cpu_kernel_s", "cpu_floor_s", "cpu_kernel/floor",
         "cpu_golden_s", "cpu_kernel/golden", "cpu_pe_s", "cpu_pe/floor", "rel_err",
         "exact-path/outputs",
@@ -37,7 +38,11 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
     assert lines[-1].startswith("load average at the end: ")
     assert [row[0] for row in rows] == variants
     for row in rows:
-        name, _, _, kernel, floor, over_floor, golden, ratio, floor_ratio, *cpu = row
+        name, _, _, kernel, floor, over_floor, in_turn, par_ratio, _, check, *times = row
+        golden, ratio, floor_ratio, *cpu = times
+        assert float(in_turn) > 0, name
+        assert check.endswith("%"), name
+        assert _printed_ratio(par_ratio, float(kernel), 0.005, float(in_turn), 0.005), name
         cpu_kernel, cpu_floor, cpu_over_floor, cpu_golden, cpu_ratio, *rest = cpu
         cpu_pe, pe_over_floor, error, exact = rest
         assert float(error) < 1e-2, name

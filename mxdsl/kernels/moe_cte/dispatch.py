@@ -79,13 +79,18 @@ class MoECTEKernel:
         inputs: Mapping[str, np.ndarray],
         progress: Callable[[float], None] | None = None,
         fast_path: bool | None = None,
+        schedule: str = "parallel",
+        races: bool = True,
     ) -> dict[str, np.ndarray]:
         """Run on 2 simulated cores; ``inputs`` by argument name (outputs may be
         omitted: they start as zeros). Returns the output arguments by name (copies:
         ``inputs`` are not changed; the kernel reads the other inputs through read-only
         views, so a kernel writing one fails at that op instead of copying them all).
         ``progress(blocks_done)`` is called as blocks start. ``fast_path=False`` runs
-        the interpreters in the reference mode (:mod:`mxdsl.interpreters.fast_path`)."""
+        the interpreters in the reference mode (:mod:`mxdsl.interpreters.fast_path`);
+        ``schedule``: the cores at once (``parallel``) or one at a time (``in-turn``), the
+        same bits (:func:`mxdsl.interpreters.spmd.run_spmd`); ``races=False``: no HBM
+        race check (to measure its cost)."""
         from mxdsl.interpreters import make_interpreter
         from mxdsl.interpreters.spmd import run_spmd
 
@@ -116,8 +121,29 @@ class MoECTEKernel:
                 self.function_name,
                 tuple(values),
                 CORES,
+                schedule=schedule,
+                races=races,
+                names=[a.name for a in self.arguments],
+                discard={
+                    i: self._padding_row(a)
+                    for i, a in enumerate(self.arguments)
+                    if a.name == "output"
+                },
             )
+        for a, v in zip(self.arguments, values, strict=True):
+            if a.name == "output":
+                v[self._padding_row(a)] = 0
         return {a.name: v for a, v in zip(self.arguments, values, strict=True) if a.output}
+
+    def _padding_row(self, argument: Any) -> tuple[Any, ...]:
+        """The output's row T: the discard row every block's padded positions are
+        scattered into, by both cores unordered (nkilib's layout). It is not
+        race-checked and is returned as zeros, so the output's bits do not depend on the
+        order the cores reach it in (``docs/moe-cte.md``)."""
+        tokens = self.sizes.tokens
+        if len(argument.shape) == 3 and self.spec.implementation.is_mx:  # [2, T+1, H]
+            return (slice(None), tokens)
+        return (tokens,)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
