@@ -18,7 +18,7 @@ SMALL = [
 def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
     variants = ["shard_on_block", "shard_on_i_dropping", "shard_on_i_mx"]
     run = subprocess.run(
-        [sys.executable, str(BENCHMARK), *SMALL, "--variants", ",".join(variants)],
+        [sys.executable, str(BENCHMARK), *SMALL, "--variants", ",".join(variants), "--reference"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -32,7 +32,7 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
         "par/in-turn", "cpu_par/in-turn", "race_check", "golden_s",
         "kernel/golden", "floor/golden", "cpu_kernel_s", "cpu_floor_s", "cpu_kernel/floor",
         "cpu_golden_s", "cpu_kernel/golden", "cpu_pe_s", "cpu_pe/floor", "rel_err",
-        "exact-path/outputs",
+        "exact-path/outputs", "ref_kernel_s", "ref/kernel", "same",
     ]  # fmt: skip
     rows = [line.split() for line in lines[2:-1]]
     assert lines[-1].startswith("load average at the end: ")
@@ -44,7 +44,9 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
         assert check.endswith("%"), name
         assert _printed_ratio(par_ratio, float(kernel), 0.005, float(in_turn), 0.005), name
         cpu_kernel, cpu_floor, cpu_over_floor, cpu_golden, cpu_ratio, *rest = cpu
-        cpu_pe, pe_over_floor, error, exact = rest
+        cpu_pe, pe_over_floor, error, exact, reference, _, same = rest
+        assert float(reference) > 0, name
+        assert same == "yes", name  # the reference mode's output bits are the fast path's
         assert float(error) < 1e-2, name
         exact_outputs, pe_outputs = (int(n) for n in exact.split("/"))
         assert 0 <= exact_outputs <= pe_outputs, name
