@@ -128,7 +128,10 @@ through the parser, verifier, printer, passes and interpreters, with room to spa
 def with_deep_stack(main: Callable[[], int]) -> Callable[[], int]:
     """``main`` run on a thread with a :data:`DEEP_STACK_BYTES` stack and the recursion
     limit raised to :data:`DEEP_RECURSION_LIMIT`, so deeply nested IR does not overflow
-    Python's default limits; its result or exception is the caller's."""
+    Python's default limits; its result or exception is the caller's. Where the address
+    space is capped (``ulimit -v``) and no such stack can be had, a quarter and then a
+    sixteenth of it is tried (the recursion limit scaled down alike), and failing those
+    ``main`` runs on the calling thread with Python's defaults."""
 
     def run() -> int:
         outcome: list[int] = []
@@ -141,22 +144,36 @@ def with_deep_stack(main: Callable[[], int]) -> Callable[[], int]:
                 failure.append(err)
 
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
-        size = threading.stack_size(DEEP_STACK_BYTES)
-        try:
-            worker = threading.Thread(target=target, name="mx-tool", daemon=True)
-            worker.start()
-        finally:
-            threading.stack_size(size)  # threads the tool starts get the default
-        try:
-            worker.join()
-        finally:
-            sys.setrecursionlimit(limit)
-        if failure:
-            raise failure[0]
-        return outcome[0]
+        for share in (1, 4, 16):
+            sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT // share))
+            worker = _started(target, DEEP_STACK_BYTES // share)
+            if worker is None:
+                sys.setrecursionlimit(limit)
+                continue
+            try:
+                worker.join()
+            finally:
+                sys.setrecursionlimit(limit)
+            if failure:
+                raise failure[0]
+            return outcome[0]
+        return main()
 
     return run
+
+
+def _started(target: Callable[[], None], stack: int) -> threading.Thread | None:
+    """A daemon thread running ``target`` on a ``stack``-byte stack, started; ``None``
+    when the system cannot give one that large."""
+    size = threading.stack_size(stack)
+    try:
+        worker = threading.Thread(target=target, name="mx-tool", daemon=True)
+        worker.start()
+    except RuntimeError:  # can't start new thread: the address space is capped
+        return None
+    finally:
+        threading.stack_size(size)  # threads the tool starts get the default
+    return worker
 
 
 class LocatingParser(HexFloatParser):
