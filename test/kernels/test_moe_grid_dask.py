@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import dask
+import distributed  # noqa: F401  # its config defaults loaded before any dask.config.set
 import pytest
 
 from mxdsl.tools import mx_moe
@@ -98,12 +99,12 @@ from mxdsl.tools import mx_moe
 original = getattr(mx_moe.check, "original", mx_moe.check)  # preloaded more than once
 
 
-def check(kernel, inputs, progress):
+def check(kernel, inputs, progress, *settings, **named):
     if kernel.sizes.top_k == 2:
         raise RuntimeError("injected failure")
     if kernel.sizes.top_k == 3:
         os._exit(9)  # the worker process dies
-    return original(kernel, inputs, progress)
+    return original(kernel, inputs, progress, *settings, **named)
 
 
 check.original = original
