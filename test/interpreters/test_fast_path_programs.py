@@ -11,16 +11,16 @@ random inputs (on 2 cores when it uses the SPMD ops); a nisa program is also low
 
 from __future__ import annotations
 
-import hashlib
 import io
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tool_runs import SMALL, run_digest
 
 from mxdsl.kernels.moe_cte import MoECTEImplementation
-from mxdsl.tools import mx_moe, mx_run
+from mxdsl.tools import mx_moe
 
 ROOT = Path(__file__).resolve().parents[2]
 _FUNCTION = re.compile(r"func\.func\s+(?:private\s+)?@([\w$.]+)\s*\(")
@@ -46,22 +46,6 @@ def _pieces() -> list[tuple[str, str, str, bool]]:
 PIECES = _pieces()
 
 
-def _run(tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """mx-run's exit code and, for a success, a digest of every output's bits (else its
-    error text)."""
-    out = tmp_path / f"out{len(list(tmp_path.iterdir()))}.npz"
-    code = mx_run.main([*argv, "--quiet", "-o", str(out)], stdout=io.StringIO())
-    error = capsys.readouterr().err
-    if code:
-        return code, error
-    with np.load(out) as outputs:
-        digest = hashlib.sha256()
-        for key in sorted(outputs.files):
-            digest.update(key.encode())
-            digest.update(np.ascontiguousarray(outputs[key]).view(np.uint8).tobytes())
-    return code, digest.hexdigest()
-
-
 def test_the_suite_has_programs_to_compare() -> None:
     assert len(PIECES) > 50
     assert any(nisa for *_, nisa in PIECES)
@@ -83,20 +67,9 @@ def test_program_same_in_both_modes(
     base = [str(source), "--symbol", symbol, "--random-inputs", "0", *cores]
     pipelines = [[], ["-p", "lower-nisa-to-bir"]] if nisa else [[]]
     for pipeline in pipelines:
-        fast = _run(tmp_path, [*base, *pipeline], capsys)
-        reference = _run(tmp_path, [*base, *pipeline, "--no-fast-path"], capsys)
+        fast = run_digest(tmp_path, [*base, *pipeline], capsys)
+        reference = run_digest(tmp_path, [*base, *pipeline, "--no-fast-path"], capsys)
         assert fast == reference, (pipeline, fast, reference)
-
-
-SMALL = {
-    "shard_on_i": ["--hidden", "512", "--intermediate", "256", "--experts", "4"],
-    "shard_on_block": ["--hidden", "512", "--intermediate", "256", "--experts", "4"],
-    "shard_on_i_hybrid": ["--hidden", "512", "--intermediate", "256", "--experts", "4"],
-    "shard_on_i_dropping": ["--hidden", "512", "--intermediate", "256", "--experts", "4"],
-    "shard_on_i_mx": ["--hidden", "512", "--intermediate", "1024", "--experts", "2"],
-    "shard_on_block_mx": ["--hidden", "512", "--intermediate", "512", "--experts", "2"],
-    "shard_on_i_mx_hybrid": ["--hidden", "512", "--intermediate", "1024", "--experts", "2"],
-}
 
 
 def test_every_variant_listed() -> None:

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tool_runs import SMALL, run_digest
 from xdsl.dialects import test as test_dialect
 
 from mxdsl.interpreters.races import HbmRaceError, RaceChecker, element_starts, overlapping_bytes
 from mxdsl.interpreters.spmd import SpmdRun
 from mxdsl.kernels.moe_cte import MoECTEImplementation
-from mxdsl.tools import mx_moe, mx_run
+from mxdsl.tools import mx_moe
 
 ROOT = Path(__file__).resolve().parents[2]
 _FUNCTION = re.compile(r"func\.func\s+(?:private\s+)?@([\w$.]+)\s*\(")
@@ -45,21 +46,6 @@ def _spmd_pieces() -> list[tuple[str, str, str, bool]]:
 PIECES = _spmd_pieces()
 
 
-def _run(tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    out = tmp_path / f"out{len(list(tmp_path.iterdir()))}.npz"
-    code = mx_run.main([*argv, "--quiet", "-o", str(out)], stdout=io.StringIO())
-    error = capsys.readouterr().err
-    if code:
-        assert not out.exists()  # nothing written on failure
-        return code, error
-    with np.load(out) as outputs:
-        digest = hashlib.sha256()
-        for key in sorted(outputs.files):
-            digest.update(key.encode())
-            digest.update(np.ascontiguousarray(outputs[key]).view(np.uint8).tobytes())
-    return code, digest.hexdigest()
-
-
 def test_the_suite_has_spmd_programs() -> None:
     assert len(PIECES) >= 10
     assert any("races" in name for name, *_ in PIECES)
@@ -75,8 +61,8 @@ def test_program_same_in_both_schedules(
     source.write_text(piece)
     base = [str(source), "--symbol", symbol, "--random-inputs", "0", "--cores", "2"]
     for pipeline in [[], ["-p", "lower-nisa-to-bir"]] if nisa else [[]]:
-        parallel = _run(tmp_path, [*base, *pipeline, "--schedule", "parallel"], capsys)
-        in_turn = _run(tmp_path, [*base, *pipeline, "--schedule", "in-turn"], capsys)
+        parallel = run_digest(tmp_path, [*base, *pipeline, "--schedule", "parallel"], capsys)
+        in_turn = run_digest(tmp_path, [*base, *pipeline, "--schedule", "in-turn"], capsys)
         if "HBM race" in parallel[1] + in_turn[1]:
             # racy: an error in both (which race, or which error a racy read leads to
             # first, may differ)
@@ -87,17 +73,6 @@ def test_program_same_in_both_schedules(
                 (code, re.sub(r"core \d+:", "core N:", text)) for code, text in (parallel, in_turn)
             )
         assert parallel == in_turn, (pipeline, parallel, in_turn)
-
-
-SMALL = {
-    "shard_on_i": ["--hidden", "512", "--intermediate", "256", "--experts", "4"],
-    "shard_on_block": ["--hidden", "512", "--intermediate", "256", "--experts", "4"],
-    "shard_on_i_hybrid": ["--hidden", "512", "--intermediate", "256", "--experts", "4"],
-    "shard_on_i_dropping": ["--hidden", "512", "--intermediate", "256", "--experts", "4"],
-    "shard_on_i_mx": ["--hidden", "512", "--intermediate", "1024", "--experts", "2"],
-    "shard_on_block_mx": ["--hidden", "512", "--intermediate", "512", "--experts", "2"],
-    "shard_on_i_mx_hybrid": ["--hidden", "512", "--intermediate", "1024", "--experts", "2"],
-}
 
 
 def test_every_variant_listed() -> None:
