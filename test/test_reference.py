@@ -4,6 +4,7 @@ pass or an error code."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from mxdsl.contract.errors import CATALOG
@@ -41,3 +42,24 @@ def test_the_reference_lists_every_op_pass_and_code() -> None:
     # the option table of a pass with options, and a verifier message of an op
     assert "| `matmul-k-tile` | int | `128` |" in pages["passes.md"]
     assert "* stationary free size {…} exceeds {…}" in pages["ops.md"]
+
+
+def test_the_tools_page_lists_every_flag_of_every_tool() -> None:
+    from mxdsl.tools import mx_diff, mx_moe, mx_run
+
+    page = reference.pages()["tools.md"]
+    for title in ("mx-opt", "mx-run", "mx-moe", "mx-moe run", "mx-moe grid", "mx-diff"):
+        assert f"`{title}`" in page
+    parsers = [mx_run.build_arg_parser(), mx_diff.build_arg_parser()]
+    moe = mx_moe.build_arg_parser()
+    for action in moe._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            parsers += list(action.choices.values())
+    for parser in parsers:
+        for action in parser._actions:
+            for option in action.option_strings:
+                assert f"`{option}`" in page, option
+    # mx-opt: xdsl-opt's flags and mxdsl's own, whatever extensions are installed
+    for option in ("--split-input-file", "--located-diagnostics", "--target", "--passes"):
+        assert f"`{option}`" in page
+    assert "| `--cores` `N` | run N (1..64) SPMD programs" in page

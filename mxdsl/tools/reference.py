@@ -9,7 +9,9 @@ that check, so the reference cannot go stale):
   with their constraints, traits, what its verifier rejects (the messages raised by its
   ``verify_`` and the module helpers that calls), and its docstring;
 * ``passes.md`` — every pass with its options (name, type, default) and docstring;
-* ``errors.md`` — every MX contract error code with its cause and resolution.
+* ``errors.md`` — every MX contract error code with its cause and resolution;
+* ``tools.md`` — every command-line tool's flags (``mx-opt``, ``mx-run``, ``mx-moe`` and
+  its subcommands, ``mx-diff``, this generator), read from their argument parsers.
 
 Only mxdsl's own definitions are listed (never an installed extension's), so the output
 does not depend on the environment.
@@ -238,6 +240,98 @@ def errors_page() -> str:
     return HEADER + "\n".join(lines) + "\n"
 
 
+# ------------------------------------------------------------------------- tools
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _parser_section(title: str, parser: argparse.ArgumentParser, level: str = "##") -> list[str]:
+    """A parser's usage line, description and one table row per argument."""
+    parser.prog = title
+    formatter = parser._get_formatter()  # pyright: ignore[reportPrivateUsage]
+    lines = [f"{level} `{title}`", ""]
+    if parser.description:
+        lines += [" ".join(parser.description.split()), ""]
+    rows: list[str] = []
+    subparsers: list[tuple[str, argparse.ArgumentParser]] = []
+    for action in parser._actions:  # pyright: ignore[reportPrivateUsage]
+        if isinstance(action, argparse._SubParsersAction):  # pyright: ignore[reportPrivateUsage]
+            subparsers += [(f"{title} {n}", p) for n, p in action.choices.items()]
+            continue
+        if isinstance(action, argparse._HelpAction):  # pyright: ignore[reportPrivateUsage]
+            continue
+        if action.option_strings:
+            name = ", ".join(f"`{o}`" for o in action.option_strings)
+            if action.nargs != 0:
+                metavar = formatter._format_args(  # pyright: ignore[reportPrivateUsage]
+                    action, action.dest.upper()
+                )
+                name += f" `{metavar}`"
+        else:
+            name = f"`{action.metavar or action.dest}` (positional)"
+        help_text = ""
+        if action.help and action.help != argparse.SUPPRESS:
+            help_text = formatter._expand_help(action)  # pyright: ignore[reportPrivateUsage]
+        default = action.default
+        if (
+            default not in (None, False, argparse.SUPPRESS, "", [])
+            and action.nargs != 0
+            and "default" not in help_text
+        ):
+            help_text += f" (default: {default})"
+        rows.append(f"| {name} | {_cell(help_text)} |")
+    if rows:
+        lines += ["| argument | meaning |", "|---|---|", *rows, ""]
+    for sub_title, sub_parser in subparsers:
+        lines += _parser_section(sub_title, sub_parser, level + "#")
+    return lines
+
+
+def _mx_opt_parser() -> argparse.ArgumentParser:
+    """mx-opt's parser, with upstream xDSL's output targets only (not an installed
+    extension's) and its pass list replaced by a pointer to the passes page."""
+    from xdsl.targets import get_all_targets
+
+    from mxdsl.tools.mx_opt import MxOptMain
+
+    tool = MxOptMain.__new__(MxOptMain)
+    tool.available_frontends, tool.available_passes = {}, {}
+    tool.available_targets = dict(get_all_targets())
+    parser = argparse.ArgumentParser(
+        description="An xdsl-opt that also knows mxdsl's dialects and passes (and those "
+        "of installed extensions)."
+    )
+    tool.register_all_arguments(parser)
+    for action in parser._actions:  # pyright: ignore[reportPrivateUsage]
+        if action.dest == "passes":
+            action.help = (
+                "a comma-separated pipeline of passes: mxdsl's (docs/reference/passes.md), "
+                "upstream xDSL's and an installed extension's"
+            )
+    return parser
+
+
+def tools_page() -> str:
+    from mxdsl.tools import mx_diff, mx_moe, mx_run
+
+    lines = [
+        "# Tools",
+        "",
+        "Every flag of every command-line tool, read from its argument parser. The errors, "
+        "outputs and limits the tools share are in docs/tools.md. Every tool and subcommand also "
+        "takes `-h`, `--help`: its usage and these flags.",
+        "",
+    ]
+    lines += _parser_section("mx-opt", _mx_opt_parser())
+    lines += _parser_section("mx-run", mx_run.build_arg_parser())
+    lines += _parser_section("mx-moe", mx_moe.build_arg_parser())
+    lines += _parser_section("mx-diff", mx_diff.build_arg_parser())
+    lines += _parser_section("python -m mxdsl.tools.reference", build_arg_parser())
+    return HEADER + "\n".join(lines).rstrip() + "\n"
+
+
 def pages() -> dict[str, str]:
     """File name -> content of every reference page."""
     from mxdsl.universe import get_all_dialects, get_all_passes
@@ -247,6 +341,7 @@ def pages() -> dict[str, str]:
         "ops.md": ops_page(dialects),
         "passes.md": passes_page(get_all_passes()),
         "errors.md": errors_page(),
+        "tools.md": tools_page(),
     }
 
 
@@ -260,11 +355,26 @@ def stale_pages(directory: Path = REFERENCE_DIR) -> list[str]:
     return stale
 
 
+def build_arg_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m mxdsl.tools.reference",
+        description="Write docs/reference/ (ops, passes, error codes, tools' flags) from "
+        "the definitions.",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="only report stale pages (exit 1 if any)"
+    )
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        default=REFERENCE_DIR,
+        help="where the pages go (default: the repository's docs/reference)",
+    )
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mxdsl.tools.reference", description=__doc__)
-    parser.add_argument("--check", action="store_true", help="only report stale pages")
-    parser.add_argument("--output-dir", type=Path, default=REFERENCE_DIR)
-    args = parser.parse_args(argv)
+    args = build_arg_parser().parse_args(argv)
     if args.check:
         if stale := stale_pages(args.output_dir):
             print(
