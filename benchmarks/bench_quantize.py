@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -39,6 +40,7 @@ from typing import TypeVar
 
 import ml_dtypes
 import numpy as np
+import performance_page  # benchmarks/performance_page.py: --markdown
 
 from mxdsl.numerics import (
     MxFormat,
@@ -148,6 +150,7 @@ def report(name: str, times: Times, input_bytes: int, copy: Times) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    performance_page.add_markdown_option(parser)
     parser.add_argument("--rows", type=int, default=4096)
     parser.add_argument("--cols", type=int, default=8192)
     parser.add_argument("--repeat", type=int, default=9)
@@ -236,4 +239,8 @@ def measure(x: np.ndarray, args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(
+        performance_page.run(
+            main, "bench_quantize", "the MX quantize and dequantize against np.copy"
+        )
+    )

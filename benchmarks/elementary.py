@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Callable
 
 import numpy as np
+import performance_page  # benchmarks/performance_page.py: --markdown
 
 from mxdsl.numerics import elementary as E
 
@@ -59,6 +61,7 @@ def project() -> dict[str, Fn]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    performance_page.add_markdown_option(parser)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--calls", type=int, default=5)
     parser.add_argument("--rows", type=int, default=128)
@@ -96,4 +99,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(
+        performance_page.run(main, "elementary", "the pinned elementary functions against np.exp")
+    )

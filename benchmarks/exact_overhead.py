@@ -12,11 +12,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
+
+import performance_page  # benchmarks/performance_page.py: --markdown
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    performance_page.add_markdown_option(parser)
     parser.add_argument("--variant", default="shard_on_block")
     parser.add_argument("--hidden", type=int, default=3072)
     parser.add_argument("--intermediate", type=int, default=2048)
@@ -92,4 +96,8 @@ def _load(load: tuple[float, float, float]) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(
+        performance_page.run(
+            main, "exact_overhead", "a MoE kernel with the exactness certificate on and off"
+        )
+    )

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Callable
+
+import performance_page  # benchmarks/performance_page.py: --markdown
 
 
 def best(run: Callable[[], object], repeat: int) -> float:
@@ -22,6 +25,7 @@ def best(run: Callable[[], object], repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    performance_page.add_markdown_option(parser)
     parser.add_argument("--repeat", type=int, default=5, help="best of this many runs")
     parser.add_argument("--outputs", type=int, default=4096, help="outputs per exact-path call")
     args = parser.parse_args()
@@ -70,4 +74,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(
+        performance_page.run(
+            main, "exact_pass", "the exact path of a PE pass against a bare float64 matmul"
+        )
+    )

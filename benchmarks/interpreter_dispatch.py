@@ -26,10 +26,12 @@ beside it) includes the time other processes hold the CPU.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 
 import numpy as np
+import performance_page  # benchmarks/performance_page.py: --markdown
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
@@ -124,6 +126,7 @@ def timed(run: Callable[[], object]) -> tuple[float, float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    performance_page.add_markdown_option(parser)
     parser.add_argument("--trips", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
@@ -167,4 +170,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(
+        performance_page.run(
+            main, "interpreter_dispatch", "the interpreter's cost per op against xDSL's"
+        )
+    )

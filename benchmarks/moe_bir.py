@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import performance_page  # benchmarks/performance_page.py: --markdown
+
 from mxdsl.tools import mx_moe
 from mxdsl.transforms.lower_nisa_to_bir import lower_nisa_to_bir
 
@@ -52,6 +54,7 @@ def _timed(run: Callable[[Any], Any], inputs: Any, repeat: int) -> tuple[float, 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    performance_page.add_markdown_option(parser)
     parser.add_argument("--hidden", default="3072")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--repeat", type=int, default=1, help="runs per level (best taken)")
@@ -90,4 +93,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(performance_page.run(main, "moe_bir", "the MoE-CTE kernels at bir against nisa"))

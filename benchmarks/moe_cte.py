@@ -62,8 +62,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from typing import Any
+
+import performance_page  # benchmarks/performance_page.py: --markdown
 
 VARIANTS = ["shard_on_block", "shard_on_i", "shard_on_i_hybrid", "shard_on_i_dropping"]
 MX_VARIANTS = ["shard_on_block_mx", "shard_on_i_mx", "shard_on_i_mx_hybrid"]
@@ -373,6 +376,7 @@ def load() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    performance_page.add_markdown_option(parser)
     parser.add_argument("--hidden", type=int, default=3072)
     parser.add_argument("--intermediate", type=int, default=2048)
     parser.add_argument("--experts", type=int, default=8)
@@ -434,4 +438,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(
+        performance_page.run(
+            main, "moe_cte", "the MoE-CTE kernels against their golden and the PE floor"
+        )
+    )

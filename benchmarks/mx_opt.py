@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import performance_page  # benchmarks/performance_page.py: --markdown
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -102,6 +104,7 @@ def compare(label: str, path: str, repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    performance_page.add_markdown_option(parser)
     parser.add_argument("--sizes", default="20000,40000", help="arith.addi counts")
     parser.add_argument("--repeat", type=int, default=5, help="rounds (median)")
     parser.add_argument("--moe", action="store_true", help="also the emitted MoE kernel")
@@ -135,4 +138,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(performance_page.run(main, "mx_opt", "mx-opt against xdsl-opt"))

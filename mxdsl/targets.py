@@ -1,6 +1,6 @@
 """The modelled NeuronCore targets: every on-chip capacity is read from here.
 
-design.md, "The modelled targets" (decided 2026-12-01): ``trn3`` (NeuronCore-v4, the
+docs/targets.md: ``trn3`` (NeuronCore-v4, the
 default and the only MX target) and ``trn2`` (NeuronCore-v3, no MX instructions). The
 nisa verifiers, the kernels' footprint check and the ``lower-nisa-to-bir`` allocator all
 take their figures from a :class:`Target`, selected with ``--target`` on the tools.

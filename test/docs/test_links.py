@@ -23,6 +23,14 @@ DATE = re.compile(r"\b(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b"
 ISSUE = re.compile(r"\b(?:issues?|PR|pull request)\s+#?\d+\b|(?<![\w&/#])#\d+\b", re.IGNORECASE)
 
 
+FENCED = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+
+
+def prose(text: str) -> str:
+    """The text without code blocks and inline code (where ``[a](b)`` is not a link)."""
+    return BACKTICKED.sub("", FENCED.sub("", text))
+
+
 def _page_id(page: Path) -> str:
     return str(page.relative_to(REPO))
 
@@ -53,7 +61,7 @@ def repository_paths(text: str) -> list[str]:
 def test_relative_links_resolve(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
     missing = []
-    for target in LINK.findall(text):
+    for target in LINK.findall(prose(text)):
         if re.match(r"[a-z]+:", target) or target.startswith("#"):
             continue
         path = (page.parent / target.split("#", 1)[0]).resolve()
