@@ -40,7 +40,6 @@ from typing import TypeVar
 
 import ml_dtypes
 import numpy as np
-import performance_page  # benchmarks/performance_page.py: --markdown
 
 from mxdsl.numerics import (
     MxFormat,
@@ -150,6 +149,8 @@ def report(name: str, times: Times, input_bytes: int, copy: Times) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
     performance_page.add_markdown_option(parser)
     parser.add_argument("--rows", type=int, default=4096)
     parser.add_argument("--cols", type=int, default=8192)
@@ -239,6 +240,8 @@ def measure(x: np.ndarray, args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
+    import performance_page
+
     sys.exit(
         performance_page.run(
             main, "bench_quantize", "the MX quantize and dequantize against np.copy"

@@ -25,7 +25,6 @@ import sys
 
 import ml_dtypes
 import numpy as np
-import performance_page  # benchmarks/performance_page.py: --markdown
 
 SHAPES = [(2, 2), (3, 5), (16, 16), (100, 37), (128, 128), (128, 512), (512, 512), (1, 64)]
 
@@ -56,6 +55,8 @@ def agrees(k: int, m: int, n: int, rng: np.random.Generator) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
     performance_page.add_markdown_option(parser)
     parser.add_argument("--k", default="128,512", help="contraction sizes (default 128,512)")
     parser.add_argument("--seed", type=int, default=0)
@@ -76,6 +77,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import performance_page
+
     sys.exit(
         performance_page.run(
             main, "blas_order", "does this machine's fp32 matmul sum in partition order"

@@ -29,7 +29,6 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-import performance_page  # benchmarks/performance_page.py: --markdown
 
 from mxdsl.numerics import elementary as E
 
@@ -61,6 +60,8 @@ def project() -> dict[str, Fn]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
     performance_page.add_markdown_option(parser)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--calls", type=int, default=5)
@@ -99,6 +100,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import performance_page
+
     sys.exit(
         performance_page.run(main, "elementary", "the pinned elementary functions against np.exp")
     )

@@ -15,11 +15,11 @@ import statistics
 import sys
 import time
 
-import performance_page  # benchmarks/performance_page.py: --markdown
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
     performance_page.add_markdown_option(parser)
     parser.add_argument("--variant", default="shard_on_block")
     parser.add_argument("--hidden", type=int, default=3072)
@@ -96,6 +96,8 @@ def _load(load: tuple[float, float, float]) -> str:
 
 
 if __name__ == "__main__":
+    import performance_page
+
     sys.exit(
         performance_page.run(
             main, "exact_overhead", "a MoE kernel with the exactness certificate on and off"

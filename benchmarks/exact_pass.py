@@ -11,8 +11,6 @@ import sys
 import time
 from collections.abc import Callable
 
-import performance_page  # benchmarks/performance_page.py: --markdown
-
 
 def best(run: Callable[[], object], repeat: int) -> float:
     times = []
@@ -25,6 +23,8 @@ def best(run: Callable[[], object], repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
     performance_page.add_markdown_option(parser)
     parser.add_argument("--repeat", type=int, default=5, help="best of this many runs")
     parser.add_argument("--outputs", type=int, default=4096, help="outputs per exact-path call")
@@ -74,6 +74,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import performance_page
+
     sys.exit(
         performance_page.run(
             main, "exact_pass", "the exact path of a PE pass against a bare float64 matmul"

@@ -31,7 +31,6 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-import performance_page  # benchmarks/performance_page.py: --markdown
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
@@ -126,6 +125,8 @@ def timed(run: Callable[[], object]) -> tuple[float, float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
     performance_page.add_markdown_option(parser)
     parser.add_argument("--trips", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=5)
@@ -170,6 +171,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import performance_page
+
     sys.exit(
         performance_page.run(
             main, "interpreter_dispatch", "the interpreter's cost per op against xDSL's"

@@ -22,8 +22,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import performance_page  # benchmarks/performance_page.py: --markdown
-
 from mxdsl.tools import mx_moe
 from mxdsl.transforms.lower_nisa_to_bir import lower_nisa_to_bir
 
@@ -54,6 +52,8 @@ def _timed(run: Callable[[Any], Any], inputs: Any, repeat: int) -> tuple[float, 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
     performance_page.add_markdown_option(parser)
     parser.add_argument("--hidden", default="3072")
     parser.add_argument("--variants", default=",".join(VARIANTS))
@@ -93,4 +93,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    import performance_page
+
     sys.exit(performance_page.run(main, "moe_bir", "the MoE-CTE kernels at bir against nisa"))

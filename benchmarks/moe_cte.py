@@ -66,8 +66,6 @@ import sys
 import time
 from typing import Any
 
-import performance_page  # benchmarks/performance_page.py: --markdown
-
 VARIANTS = ["shard_on_block", "shard_on_i", "shard_on_i_hybrid", "shard_on_i_dropping"]
 MX_VARIANTS = ["shard_on_block_mx", "shard_on_i_mx", "shard_on_i_mx_hybrid"]
 
@@ -376,6 +374,8 @@ def load() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
     performance_page.add_markdown_option(parser)
     parser.add_argument("--hidden", type=int, default=3072)
     parser.add_argument("--intermediate", type=int, default=2048)
@@ -438,6 +438,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import performance_page
+
     sys.exit(
         performance_page.run(
             main, "moe_cte", "the MoE-CTE kernels against their golden and the PE floor"

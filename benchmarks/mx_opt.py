@@ -30,8 +30,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import performance_page  # benchmarks/performance_page.py: --markdown
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -104,6 +102,8 @@ def compare(label: str, path: str, repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
     performance_page.add_markdown_option(parser)
     parser.add_argument("--sizes", default="20000,40000", help="arith.addi counts")
     parser.add_argument("--repeat", type=int, default=5, help="rounds (median)")
@@ -138,4 +138,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import performance_page
+
     sys.exit(performance_page.run(main, "mx_opt", "mx-opt against xdsl-opt"))

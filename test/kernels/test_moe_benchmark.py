@@ -1,6 +1,6 @@
 """``benchmarks/moe_cte.py`` runs from a clean checkout: at small sizes every requested
-variant gets a row whose error is within the issue's bf16 bound and whose times are
-consistent with its ratios (the speed figures themselves live in docs/moe-cte.md)."""
+variant gets a row whose error is within the bf16 bound and whose times are consistent
+with its ratios (the speed figures themselves live in docs/performance.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Every MoE-CTE variant lowered to bir runs bit-identical to its nisa kernel on 2 cores
-(issue 17): the raw bytes of every output argument (checkpoints included), small
-configurations. One configuration per variant at H = 3072 runs from the command line
-(``benchmarks/moe_bir.py``; figures in docs/bir.md)."""
+the raw bytes of every output argument (checkpoints included), small configurations.
+One configuration per variant at H = 3072 runs from the command line
+(``benchmarks/moe_bir.py``; its figures in docs/performance.md)."""
 
 from __future__ import annotations
 
