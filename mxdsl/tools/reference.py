@@ -292,12 +292,14 @@ def _parser_section(title: str, parser: argparse.ArgumentParser, level: str = "#
 def _mx_opt_parser() -> argparse.ArgumentParser:
     """mx-opt's parser, with upstream xDSL's output targets only (not an installed
     extension's) and its pass list replaced by a pointer to the passes page."""
+    from xdsl.frontend import get_all_frontends
     from xdsl.targets import get_all_targets
 
     from mxdsl.tools.mx_opt import MxOptMain
 
     tool = MxOptMain.__new__(MxOptMain)
-    tool.available_frontends, tool.available_passes = {}, {}
+    tool.available_frontends = dict(get_all_frontends())
+    tool.available_passes = {}
     tool.available_targets = dict(get_all_targets())
     parser = argparse.ArgumentParser(
         description="An xdsl-opt that also knows mxdsl's dialects and passes (and those "
