@@ -12,7 +12,7 @@ operands spread over 2^-8 .. 2^8, for the K of one ``nc_matmul`` pass (128) and 
     python benchmarks/blas_order.py [--k 128,512] [--seed 0]
 
 The answer depends on the BLAS kernel numpy picked for the CPU (OPENBLAS_CORETYPE
-forces one). On the machine of 2026-12-01 evening OpenBLAS's SkylakeX kernels agreed for
+forces one). On one 2-vCPU machine OpenBLAS's SkylakeX kernels agreed for
 every M, N >= 2 at K = 128 but only up to 16 x 16 at K = 512, numpy's gemv / dot paths
 (M or N = 1) never, and the Haswell kernels differed at K = 128 from 16 x 16 up.
 """

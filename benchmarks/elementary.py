@@ -2,7 +2,7 @@
 
 The nisa / bir interpreters evaluate ``nisa.activation`` in float64 with
 ``mxdsl.numerics.elementary`` (the same bits on every machine: ``docs/numerics.md``,
-"Elementary functions"); before issue 15 they called numpy's SIMD ``np.exp``. This times,
+"Elementary functions"); before they were pinned they called numpy's SIMD ``np.exp``. This times,
 on a ``[128, 512]`` float32 tile (a PSUM tile of the MoE kernels; standard normal times
 3, rounded to f32 and widened to float64 as ``run_activation`` does):
 

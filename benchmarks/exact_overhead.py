@@ -1,6 +1,6 @@
 """What the exact PE-pass semantics cost a MoE kernel: the same kernel run in one process
 with the exactness certificate on, and with it stubbed out (every float64 sum trusted, the
-pre-2026-12-02 semantics; the operands' bounds are still read, as they also give the zero
+semantics before the certificate; the operands' bounds are still read, as they also give the zero
 columns and finiteness), alternating, best of N each. Prints the ratio and how many
 outputs took the exact path. On a shared machine read the process CPU-time figures, with
 the load averages printed beside them; the median of the rounds' on/off ratios (each an
@@ -46,7 +46,7 @@ def main() -> None:
 
     # the operands' quick bounds are read in both modes: the same read gives the zero
     # columns a pass skips and the finiteness (BufferOperands, PeOperand.finite), which
-    # the kernel before issue 15 found by scans of its own
+    # the kernel before the certificate found by scans of its own
     real = matmul.quick_column_bits, matmul.all_certified
     stub = matmul.quick_column_bits, lambda *_: True
     spec = MoECTESpec(MoECTEImplementation[args.variant])

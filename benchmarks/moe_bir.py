@@ -2,7 +2,7 @@
 (``mx-moe --level bir``), run on 2 simulated cores at both levels on the same seeded
 inputs; the outputs must be bit-identical (every output argument, raw bytes). Reports
 the lowering time, the nisa and bir run times (CPU time of the process) and their ratio
-(issue 17's target: the bir run at most 2x the nisa run), and the wall times.
+(the target: the bir run at most 2x the nisa run), and the wall times.
 
     python benchmarks/moe_bir.py [--hidden 3072] [--variants shard_on_block,...]
         [--repeat N] [any other mx-moe run option, e.g. --tokens 100 --experts 4]

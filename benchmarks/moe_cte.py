@@ -6,7 +6,7 @@ numpy golden in the same process, and time the **PE floor**: the golden's matmul
 the kernel's PE passes do them, with no interpreter (a float64 ``np.matmul`` per K tile of
 128, or 512 for MX, rounded to fp32 and accumulated in fp32; for the MX variants the MX
 PE floor, the dequantized operands' float64 passes). Per variant it prints the kernel
-time, the floor, **kernel / floor** (issue 20's target: <= 1.25; what the interpreter adds
+time, the floor, **kernel / floor** (the target: <= 1.25; what the interpreter adds
 to the arithmetic any bit-exact run does), the golden time, kernel / golden and floor /
 golden (what the semantics alone cost on this machine), each from wall time and again
 from process CPU time (``cpu_``: on a shared, overloaded machine the steadier measure),
