@@ -1,8 +1,9 @@
-"""Nothing in README.md and docs/ that a user cannot open: every relative link and every
-backticked repository path (`mxdsl/...`, `examples/...`, `docs/...`, ...) exists, every
-named document file (``*.md``, ``*.txt``, ``*.rst``) is in the repository, no page but
-docs/performance.md carries a date (figures and their dates live there, written by the
-benchmarks), and no page cites an issue number (a user cannot see the tracker)."""
+"""Nothing in README.md, benchmarks/README.md and docs/ that a user cannot open: every
+relative link and every backticked repository path (`mxdsl/...`, `examples/...`,
+`docs/...`, ...) exists, every named document file (``*.md``, ``*.txt``, ``*.rst``) is in
+the repository, no page but docs/performance.md carries a date (figures and their dates
+live there, written by the benchmarks), and no page cites an issue number (a user cannot
+see the tracker)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PAGES = sorted([REPO / "README.md", *(REPO / "docs").rglob("*.md")])
+PAGES = sorted(
+    [REPO / "README.md", REPO / "benchmarks" / "README.md", *(REPO / "docs").rglob("*.md")]
+)
 DATED_PAGE = REPO / "docs" / "performance.md"
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
