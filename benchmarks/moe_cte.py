@@ -166,7 +166,7 @@ class PassClock:
         return timed
 
     def __enter__(self) -> PassClock:
-        from mxdsl.interpreters import nisa
+        from mxdsl.interpreters import nisa_engine as nisa
 
         for name in self.NAMES:
             self._saved[name] = getattr(nisa, name)
@@ -174,7 +174,7 @@ class PassClock:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        from mxdsl.interpreters import nisa
+        from mxdsl.interpreters import nisa_engine as nisa
 
         for name, function in self._saved.items():
             setattr(nisa, name, function)

@@ -53,6 +53,13 @@ def direct_impl(op_type: type[Operation]) -> Callable[[Callable[..., Any]], Any]
     return annot
 
 
+def as_int(value: Any) -> int:
+    """An index / integer SSA value (upstream represents them as IntegerAttr)."""
+    if isinstance(value, IntegerAttr):
+        return int(value.value.data)
+    return int(value)
+
+
 _INT_ATTRS: dict[tuple[int, Attribute, int], Any] = {}
 _INT_ATTRS_MAX = 1 << 16
 _BOOLS = (IntegerAttr.from_bool(False), IntegerAttr.from_bool(True))
