@@ -10,7 +10,7 @@ from operator import itemgetter
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.interpreter import Interpreter, PythonValues, ReturnedValues, TerminatorValue
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -21,7 +21,7 @@ from mxdsl.dialects import nisa
 from mxdsl.interpreters import round_to
 from mxdsl.interpreters.engines import F32, to_f32
 from mxdsl.interpreters.engines import as_f64 as _as_f64
-from mxdsl.interpreters.fast_path import fast_path, write_tracker
+from mxdsl.interpreters.fast_path import declared_accesses, fast_path, write_tracker
 from mxdsl.interpreters.index import DIRECT_IMPLS, as_int, int_attr
 from mxdsl.interpreters.xdsl_adapter import (
     UPSTREAM_YIELD,
@@ -112,7 +112,7 @@ class _LoopPlan:
     scopes (``outer``: value and slot, fixed for the whole loop). Each step is an
     op with the slots of its operands and results, the results that ops nested in this
     body's regions read through the interpreter's scope (``scoped``), and whether it is
-    outside ``_READ_ONLY_OPS`` (so queued passes run before it)."""
+    one the queued passes must run before (:func:`waits_for_queued_passes`)."""
 
     __slots__ = ("has_matmul", "n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
 
@@ -143,7 +143,7 @@ class _LoopPlan:
                 _frame_reader(tuple(slots[v] for v in body_op.operands)),
                 tuple(slots[v] for v in body_op.results),
                 scoped(body_op.results),
-                not isinstance(body_op, _READ_ONLY_OPS),
+                waits_for_queued_passes(body_op),
             )
             for body_op in block.ops
         )
@@ -171,24 +171,37 @@ def _frame_reader(slots: tuple[int, ...]) -> Callable[[list[Any]], tuple[Any, ..
 
 _MATMUL_OPS = (nisa.NcMatmulOp, nisa.NcMatmulMxOp)
 
-_READ_ONLY_OPS = (
-    memref.SubviewOp,
-    memref.ExpandShapeOp,
-    memref.CollapseShapeOp,
-    nisa.ViewCastOp,
-    arith.ConstantOp,
-    arith.AddiOp,
-    arith.SubiOp,
-    arith.MuliOp,
-    nisa.NcMatmulOp,
-    nisa.NcMatmulMxOp,
-    scf.YieldOp,
-)
-"""Ops that write no SBUF: views, index arithmetic, and the matmuls (they write PSUM,
-and their operands are SBUF tiles). A run of only these leaves its matmul operands
-unchanged, so one analysis of an operand (``PeOperand``) serves every pass that reads
-the same view, and, as none of them reads PSUM, the run's matmuls can run together at
-its end (``NisaFunctions.run_for``)."""
+_QUEUED_READS = frozenset((nisa.MemorySpace.SBUF, nisa.MemorySpace.HBM))
+"""Memory a queued PE pass does not write (its dst is a PSUM tile, the verifier's
+rule): an op reading only these may run before the queued passes."""
+
+
+def waits_for_queued_passes(op: Operation) -> bool:
+    """Whether the PE passes queued in a loop body must run before ``op`` (and none be
+    queued while it runs), read from the memory effects ``op`` declares per operand
+    (:func:`~mxdsl.interpreters.fast_path.declared_accesses`): yes when it may write
+    anything (an SBUF tile a queued pass reads, a PSUM tile one writes), may read a
+    buffer outside SBUF and HBM (a queued pass's PSUM dst), or its accesses are unknown
+    (no effects declared, regions, a call). No for an op without memory effects (views,
+    index arithmetic), one that only reads SBUF / HBM, and the matmuls, which the engine
+    queues in order. So a run of ops that do not wait leaves the queued passes' operands
+    unchanged: one analysis of an operand (``PeOperand``) serves every pass that reads
+    the same view, and the run's passes run together at its end."""
+    if isinstance(op, _MATMUL_OPS):
+        return False
+    accesses = declared_accesses(op)
+    if accesses is None:
+        return True
+    reads, writes = accesses
+    if writes:
+        return True
+    for position in reads:
+        value_type = op.operands[position].type
+        if not isinstance(value_type, MemRefType):
+            return True
+        if nisa.memory_space_of(value_type) not in _QUEUED_READS:
+            return True
+    return False
 
 
 def _root(array: np.ndarray) -> np.ndarray:
@@ -308,7 +321,8 @@ def _run_loop_body(
     with :func:`direct_impl` is called without xDSL's wrapper (its values are the
     wrapper's ``OpImplResult.values``), and upstream's ``scf.yield`` (which returns its
     operands) is not called: its operands are the body's results. ``functions`` is told
-    of each op outside ``_READ_ONLY_OPS`` before and after it runs (``_before_write``)."""
+    of each op that waits for the queued passes (:func:`waits_for_queued_passes`) before
+    and after it runs (``_before_write``)."""
     frame[: plan.n_args] = args
     parent = scope(interpreter)
     local: dict[SSAValue, Any] = {}
@@ -425,7 +439,7 @@ class LoopEngine:
         self._op_plans: dict[int, tuple[Operation, Any]] = {}
         # the numpy index of a static subview: (op, source shape, offsets) -> index
         self._view_indices: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        # inside a read-only loop (see run_for): the last operand analysed per role, and
+        # inside a queueing loop (see run_for): the last operand analysed per role, and
         # the matmuls of the current iteration, run together at its end
         self._operands: dict[str, tuple[tuple[Any, ...], PeOperand]] | None = None
         self._passes: list[tuple[np.ndarray, PeOperand, PeOperand, bool]] | None = None
@@ -493,8 +507,9 @@ class LoopEngine:
     ) -> tuple[Any, ...]:
         """The iterations of a loop whose body holds matmuls: they are queued and run
         together (``_run_passes``) at the end of each iteration and before any op that
-        may write SBUF or PSUM or read PSUM (a ``_READ_ONLY_OPS`` run leaves the queued
-        operands unchanged); a matmul operand analysed once holds until such an op."""
+        may write SBUF or PSUM or read PSUM (:func:`waits_for_queued_passes`; a run of
+        ops that do not wait leaves the queued operands unchanged); a matmul operand
+        analysed once holds until such an op."""
         bitwidth = interpreter.index_bitwidth
         outer = self._operands, self._passes
         self._operands, self._passes = {}, []
@@ -508,7 +523,7 @@ class LoopEngine:
         return loop_args
 
     def _before_write(self) -> bool:
-        """Before an op outside ``_READ_ONLY_OPS`` in a planned loop body: the queued
+        """Before an op that waits for the queued passes in a planned loop body: the queued
         passes run and nothing is queued while the op runs (a matmul it runs, in a
         region or a callee, executes at once). What the op may write is forgotten by
         the write tracker, which sees it next (a listener). Returns whether the loop
@@ -674,7 +689,7 @@ class LoopEngine:
     def operand(
         self, role: str, sources: tuple[Any, ...], analyse: Callable[[], PeOperand]
     ) -> PeOperand:
-        """``analyse()``, or inside a read-only loop the same analysis as the previous
+        """``analyse()``, or inside a queueing loop the same analysis as the previous
         matmul's in this role when it read the very same view (the same array object:
         one SSA value, e.g. the token tile the gate and up matmuls share) as the same
         type. ``sources``: the arrays read and anything else the analysis depends on
