@@ -9,7 +9,9 @@ from collections.abc import Set as AbstractSet
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import MemRefType
+from xdsl.context import Context
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, traits_def
@@ -116,18 +118,18 @@ func.func @main(%w: {W}, %s: {SB}, %out: {HB}) {{
 """
 
 
-def _main_ops() -> dict[str, Operation]:
+def _main_ops() -> tuple[ModuleOp, Context]:
     ctx = _context()
     for op_type in (PeekOp, ScaleOp, OpaqueOp):
         ctx.load_op(op_type)
     module = Parser(ctx, PROGRAM).parse_module()
     module.verify()
-    return module, ctx  # pyright: ignore[reportReturnType]
+    return module, ctx
 
 
-def _loop_body(module) -> list[Operation]:  # noqa: ANN001
+def _loop_body(module: ModuleOp) -> list[Operation]:
     main = next(iter(module.ops))
-    loop = next(op for op in main.walk() if op.name == "scf.for")
+    loop = next(op for op in main.walk() if isinstance(op, scf.ForOp))
     return list(loop.body.block.ops)
 
 
