@@ -38,7 +38,7 @@ from mxdsl.interpreters import OpInterpretationError
 DIRECT_IMPLS: dict[Callable[..., Any], Callable[..., Any]] = {}
 """The undecorated function of every implementation declared with :func:`direct_impl`,
 keyed by what xDSL registers for it (``impl``'s wrapper, which returns the function's
-values in an ``OpImplResult``): ``mxdsl.interpreters.nisa``'s loop runner calls the
+values in an ``OpImplResult``): ``mxdsl.interpreters.nisa_engine``'s loop runner calls the
 function itself when the interpreter's registered implementation is such a wrapper."""
 
 

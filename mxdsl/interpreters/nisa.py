@@ -371,6 +371,8 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(memref.AllocOp)
     def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues):
+        """A fresh buffer of the static shape, filled with the read-before-write sentinel
+        (:func:`uninitialized`)."""
         t = op.memref.type
         assert isinstance(t, MemRefType)
         shape = tuple(t.get_shape())
@@ -396,6 +398,7 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(memref.DeallocOp)
     def run_dealloc(self, interpreter: Interpreter, op: memref.DeallocOp, args: PythonValues):
+        """Nothing: buffers are numpy arrays, freed when unreferenced."""
         return ()
 
     @direct_impl(memref.SubviewOp)
@@ -416,6 +419,8 @@ class NisaFunctions(IndexFunctions):
     def run_expand_shape(
         self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
     ):
+        """The source viewed with the result shape (in place; a strided view that needs a
+        copy is an error)."""
         t = op.result.type
         assert isinstance(t, MemRefType)
         return (_reshape_view(op, args[0], tuple(t.get_shape())),)
@@ -424,18 +429,25 @@ class NisaFunctions(IndexFunctions):
     def run_collapse_shape(
         self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
     ):
+        """The source viewed with the result shape (as ``expand_shape``)."""
         t = op.result.type
         assert isinstance(t, MemRefType)
         return (_reshape_view(op, args[0], tuple(t.get_shape())),)
 
     @direct_impl(memref.CastOp)
     def run_cast(self, interpreter: Interpreter, op: memref.CastOp, args: PythonValues):
+        """The source itself (a cast changes only the static type)."""
         return (args[0],)
 
     # --------------------------------------------------------- data movement
 
     @direct_impl(nisa.DmaCopyOp)
     def run_dma_copy(self, interpreter: Interpreter, op: nisa.DmaCopyOp, args: PythonValues):
+        """``dst = src``, element counts equal, converted as a DMA converts (same dtypes:
+        the bits; a float on either side: src -> f32 -> dst; NKI ISA,
+        ``nki.isa.dma_copy``). With an index (indirect DMA): a gather ``dst[.., i, ..] =
+        src[.., idx[i], ..]`` or, the index on dst, a scatter along ``indirect_dim``; an
+        index out of range is an error, or with ``oob_mode skip`` its row is dropped."""
         if len(args) == 2:  # no dst_index / src_index: a plain (converting) copy
             dst, src = args
             if src.dtype != dst.dtype:
@@ -485,6 +497,8 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.DmaComputeOp)
     def run_dma_compute(self, interpreter: Interpreter, op: nisa.DmaComputeOp, args: PythonValues):
+        """``dst = sum(srcs)`` in f32, in list order, rounded once to dst (NKI ISA,
+        ``nki.isa.dma_compute`` with ``reduce_op=add``)."""
         dst, *srcs = args
         total = to_f32(srcs[0]).reshape(-1).copy()
         for src in srcs[1:]:
@@ -494,6 +508,7 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.MemsetOp)
     def run_memset(self, interpreter: Interpreter, op: nisa.MemsetOp, args: PythonValues):
+        """Every element of dst set to ``value`` rounded to dst's dtype."""
         (dst,) = args
         value = np.array([op.value.value.data], dtype=np.float64)
         dst[...] = round_to(value, dst.dtype)[0]
@@ -501,6 +516,9 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.IotaOp)
     def run_iota(self, interpreter: Interpreter, op: nisa.IotaOp, args: PythonValues):
+        """``dst[c, i] = offset + c * channel_multiplier + sum(idx_k * step_k)`` over the
+        pattern's ``[step, num]`` pairs, outermost first, exact and cast to int32, then
+        stored to dst (NKI ISA, ``nki.isa.iota``)."""
         (dst,) = args
         pairs = op.pattern.get_pairs()
         partitions = dst.shape[0]
@@ -515,6 +533,7 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.TensorCopyOp)
     def run_tensor_copy(self, interpreter: Interpreter, op: nisa.TensorCopyOp, args: PythonValues):
+        """``dst = src``, rounded once to dst's dtype (:func:`store`)."""
         dst, src = args
         store(op, dst, src)
         return ()
@@ -523,6 +542,9 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.NcMatmulOp)
     def run_nc_matmul(self, interpreter: Interpreter, op: nisa.NcMatmulOp, args: PythonValues):
+        """``dst (= | +=) stationary[K, M]^T @ moving[K, N]``: one PE pass of the widened
+        tiles (:func:`mxdsl.numerics.matmul.pe_pass`) written into PSUM by the PSUM rule
+        (:func:`write_pass`; NKI ISA, ``nki.isa.nc_matmul``; ``docs/numerics.md``)."""
         dst, stationary, moving = args
         if not fast_path(interpreter):  # the definition: pe_pass of the widened tiles
             write_pass(dst, pe_pass(stationary.T, moving), op.accumulate is not None)
@@ -537,6 +559,10 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.NcMatmulMxOp)
     def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
+        """``dst (= | +=) stationary^T @ moving`` over the dequantized x4 operands, the
+        contraction index ``k = 4p + q`` (partition p, lane q), each value the FP8 code times
+        its block's E8M0 scale read from the quadrant layout (NKI ISA,
+        ``nki.isa.nc_matmul_mx``); one PE pass as ``nc_matmul``."""
         dst, stationary, stationary_scale, moving, moving_scale = args
         if not fast_path(interpreter):  # the definition: pe_pass of the k = 4p + q operands
             lhs = _mx_values(stationary, stationary_scale, op.stationary)
@@ -565,6 +591,10 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.QuantizeMxOp)
     def run_quantize_mx(self, interpreter: Interpreter, op: nisa.QuantizeMxOp, args: PythonValues):
+        """bf16 ``src [P, F]`` to FP8 x4 codes ``dst [P, F/4]`` and E8M0 scales ``dst_scale``
+        (quadrant layout), one scale per physical block of 8 partitions x 4 elements
+        (MX Microscaling: Quantize, Block-Scaling and E8M0, "The Quantize Data Path";
+        :func:`mxdsl.numerics.quantize.quantize_mx`)."""
         dst, dst_scale, src = args
         fmt = x4_format(_elem_type(op.dst))
         if not fmt.is_fp8:
@@ -580,6 +610,7 @@ class NisaFunctions(IndexFunctions):
     def run_nc_transpose(
         self, interpreter: Interpreter, op: nisa.NcTransposeOp, args: PythonValues
     ):
+        """``dst[f, p] = data[p, f]`` (bit-exact)."""
         dst, data = args
         dst[...] = data.T
         return ()
@@ -590,6 +621,9 @@ class NisaFunctions(IndexFunctions):
     def run_tensor_tensor(
         self, interpreter: Interpreter, op: nisa.TensorTensorOp, args: PythonValues
     ):
+        """``dst = op(data1, data2)`` elementwise in the compute domain (f32, or exact int64
+        for integer tiles and bitwise ops: :func:`mxdsl.interpreters.engines.compute_domain`),
+        rounded once to dst."""
         dst, data1, data2 = args
         alu_op = op.op.data
         domain = _compute_domain(dst, data1, data2, bitwise=alu_op in nisa.BITWISE_ALU_OPS)
@@ -602,6 +636,9 @@ class NisaFunctions(IndexFunctions):
     def run_tensor_scalar(
         self, interpreter: Interpreter, op: nisa.TensorScalarOp, args: PythonValues
     ):
+        """``dst = op1(op0(data, operand0), operand1)`` (each swapped by its ``reverse``),
+        operands a scalar or a ``[P, 1]`` column, in the compute domain (f32 when a float
+        scalar meets arithmetic), rounded once to dst (NKI ISA, ``nki.isa.tensor_scalar``)."""
         dst, data, operand0, *rest = args
         partitions = data.shape[0]
         bitwise = op.op0.data in nisa.BITWISE_ALU_OPS
@@ -622,6 +659,9 @@ class NisaFunctions(IndexFunctions):
     def run_scalar_tensor_tensor(
         self, interpreter: Interpreter, op: nisa.ScalarTensorTensorOp, args: PythonValues
     ):
+        """``dst = op1(op0(data, operand0), operand1)`` in f32 (each swapped by its
+        ``reverse``), ``operand0`` a scalar or ``[P, 1]`` column, ``operand1`` a tile of data's
+        shape, rounded once to dst (NKI ISA, ``nki.isa.scalar_tensor_tensor``)."""
         dst, data, operand0, operand1 = args
         x = to_f32(as_2d(data))
         s0 = _scalar_in_domain(_scalar_operand(operand0, data.shape[0]), F32)
@@ -635,6 +675,8 @@ class NisaFunctions(IndexFunctions):
     def run_tensor_reduce(
         self, interpreter: Interpreter, op: nisa.TensorReduceOp, args: PythonValues
     ):
+        """``dst = op-reduce of data over axes`` in the compute domain, negated with
+        ``negate``, rounded once to dst (NKI ISA, ``nki.isa.tensor_reduce``)."""
         dst, data = args
         alu_op = op.op.data
         axes = tuple(int(a) for a in op.axes.get_values())
@@ -648,6 +690,9 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.ActivationOp)
     def run_activation(self, interpreter: Interpreter, op: nisa.ActivationOp, args: PythonValues):
+        """``dst = f(data * scale + bias)``: the affine part in f32, ``f`` evaluated in
+        float64 on that f32 value and rounded once to dst (NKI ISA, ``nki.isa.activation``;
+        the functions: :mod:`mxdsl.interpreters.engines`)."""
         values = iter(args)
         dst, data = next(values), next(values)
         partitions = data.shape[0]
@@ -670,6 +715,9 @@ class NisaFunctions(IndexFunctions):
     def run_tensor_copy_predicated(
         self, interpreter: Interpreter, op: nisa.TensorCopyPredicatedOp, args: PythonValues
     ):
+        """``dst = src`` where the predicate is non-zero (zero with ``reverse_predicate``),
+        elsewhere dst unchanged; ``src`` a tile or a scalar rounded to dst's dtype (NKI ISA,
+        ``nki.isa.tensor_copy_predicated``)."""
         dst, src, predicate = args
         mask = as_2d(predicate) != 0
         if op.reverse_predicate is not None:
@@ -688,6 +736,7 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.ProgramIdOp)
     def run_program_id(self, interpreter: Interpreter, op: nisa.ProgramIdOp, args: PythonValues):
+        """This program's rank on axis 0 (the SPMD context), 0 on other axes."""
         rank = core_context(interpreter).rank if op.axis.value.data == 0 else 0
         return (scalar_attr(rank, IndexType(), interpreter.index_bitwidth),)
 
@@ -695,11 +744,14 @@ class NisaFunctions(IndexFunctions):
     def run_num_programs(
         self, interpreter: Interpreter, op: nisa.NumProgramsOp, args: PythonValues
     ):
+        """The number of programs on axis 0 (the SPMD context), 1 on other axes."""
         n = core_context(interpreter).num_programs if op.axis.value.data == 0 else 1
         return (scalar_attr(n, IndexType(), interpreter.index_bitwidth),)
 
     @direct_impl(nisa.SendRecvOp)
     def run_sendrecv(self, interpreter: Interpreter, op: nisa.SendRecvOp, args: PythonValues):
+        """Send ``src`` to core ``send_to`` while receiving core ``recv_from``'s ``src`` into
+        ``dst`` (the SPMD context; NKI ISA, ``nki.isa.sendrecv``)."""
         dst, src, send_to, recv_from = args
         core_context(interpreter).sendrecv(op, dst, src, as_int(send_to), as_int(recv_from))
         return ()
@@ -708,12 +760,15 @@ class NisaFunctions(IndexFunctions):
     def run_core_barrier(
         self, interpreter: Interpreter, op: nisa.CoreBarrierOp, args: PythonValues
     ):
+        """Wait until every core in ``cores`` has reached the barrier (the SPMD context)."""
         (data,) = args
         core_context(interpreter).barrier(op, data, op.get_cores())
         return ()
 
     @direct_impl(nisa.ViewCastOp)
     def run_view_cast(self, interpreter: Interpreter, op: nisa.ViewCastOp, args: PythonValues):
+        """The source's bytes viewed as the result element type: FP8 lanes <-> x4 words
+        (lane q of word j is byte q, element ``4j + q`` of the row; little-endian)."""
         (src,) = args
         dtype = buffer_dtype(op.result.type)
         if dtype.itemsize != src.dtype.itemsize and not src.flags.c_contiguous:
@@ -727,6 +782,8 @@ class NisaFunctions(IndexFunctions):
     def run_register_load(
         self, interpreter: Interpreter, op: nisa.RegisterLoadOp, args: PythonValues
     ):
+        """The one element of ``src`` as an index / i32 scalar (NKI ISA,
+        ``nki.isa.register_load``)."""
         (src,) = args
         if src.size != 1:
             raise OpInterpretationError(op, f"register_load of {src.size} elements (needs 1)")

@@ -1,6 +1,27 @@
 """The nisa interpreter's loop engine: the speed layer under its op semantics.
 
-placeholder
+:mod:`mxdsl.interpreters.nisa` states what each op computes; this module makes running
+the kernels fast without changing a bit (``docs/interpreter.md``, "The fast path and
+the reference mode"). On the fast path only:
+
+* **Loop plans.** An ``scf.for`` body of one block is worked out once
+  (:class:`_LoopPlan`): its values numbered into a frame, each op's operand slots and
+  implementation looked up once, so an iteration reads operands from a list instead of
+  the interpreter's scope chain (:func:`_run_loop_body`, which tells the interpreter's
+  listeners of every op as xDSL's own loop does).
+* **Operand analyses.** The PE operands of the tiles a matmul reads are kept per buffer
+  (:class:`_Analyses`) until a write to that buffer; the write tracker
+  (:mod:`mxdsl.interpreters.fast_path`) drops them before any op that may write it.
+* **Matmul queueing.** In a loop body holding matmuls the PE passes are queued and run
+  as batches sharing their moving operand, at the end of each iteration and before
+  any op that may disturb them. Which ops those are is read from the memory effects
+  each op declares per operand (:func:`waits_for_queued_passes`); an op that declares
+  none (an extension's, say) is taken as writing everything.
+* **Plans per op.** Subview indices and an op's static part (:meth:`LoopEngine.op_plan`)
+  are worked out once.
+
+What this needs of xDSL's interpreter internals goes through
+:mod:`mxdsl.interpreters.xdsl_adapter`.
 """
 
 from __future__ import annotations
