@@ -167,18 +167,18 @@ class PassClock:
         return timed
 
     def __enter__(self) -> PassClock:
-        from mxdsl.interpreters import nisa
+        from mxdsl.interpreters import nisa_engine
 
         for name in self.NAMES:
-            self._saved[name] = getattr(nisa, name)
-            setattr(nisa, name, self._timed(self._saved[name]))
+            self._saved[name] = getattr(nisa_engine, name)
+            setattr(nisa_engine, name, self._timed(self._saved[name]))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        from mxdsl.interpreters import nisa
+        from mxdsl.interpreters import nisa_engine
 
         for name, function in self._saved.items():
-            setattr(nisa, name, function)
+            setattr(nisa_engine, name, function)
 
 
 def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:

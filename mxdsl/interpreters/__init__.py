@@ -136,9 +136,9 @@ def discover_interpreter_functions() -> list[tuple[str, InterpreterFunctions]]:
 
 
 def _op_types(functions: InterpreterFunctions) -> set[type[Operation]]:
-    impls = type(functions)._impls()  # pyright: ignore[reportPrivateUsage]
-    callables = type(functions)._callable_impls()  # pyright: ignore[reportPrivateUsage]
-    return {op_type for op_type, _ in impls} | {op_type for op_type, _ in callables}
+    from mxdsl.interpreters.xdsl_adapter import implemented_op_types
+
+    return implemented_op_types(functions)
 
 
 def register_interpreter_functions(

@@ -64,7 +64,8 @@ from mxdsl.interpreters.engines import (
     wrap_i32,
 )
 from mxdsl.interpreters.fast_path import fast_path
-from mxdsl.interpreters.nisa import as_int, core_context, write_pass
+from mxdsl.interpreters.index import as_int
+from mxdsl.interpreters.nisa import core_context, write_pass
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE, block_max, expand_blocks
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (

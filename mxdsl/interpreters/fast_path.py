@@ -170,6 +170,34 @@ def written_operands(op: Operation) -> tuple[int, ...] | None:
     return None
 
 
+def declared_accesses(op: Operation) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The positions of the operands ``op`` itself reads and of those it writes, from
+    the memory effects it declares (``OperandEffects`` on the nisa ops, as MLIR's
+    memref ops declare theirs): ``((), ())`` for an op without memory effects (a view,
+    index arithmetic); ``None`` when they are unknown: no effects declared (an
+    extension's op that declares none is taken as reading and writing anything), an
+    effect on memory that is not an operand, an op whose regions or callee run other
+    ops. Allocation is no access (the buffer is new); freeing is a write."""
+    if op.regions or isinstance(op, func.CallOp):
+        return None
+    effects = get_effects(op)
+    if effects is None:
+        return None
+    read: set[SSAValue] = set()
+    written: set[SSAValue] = set()
+    for effect in effects:
+        if effect.kind == MemoryEffectKind.ALLOC:
+            continue
+        if not isinstance(effect.value, SSAValue) or effect.value not in op.operands:
+            return None
+        (read if effect.kind == MemoryEffectKind.READ else written).add(effect.value)
+    operands = op.operands
+    return (
+        tuple(i for i, value in enumerate(operands) if value in read),
+        tuple(i for i, value in enumerate(operands) if value in written),
+    )
+
+
 def _nisa_destinations(op: Operation) -> tuple[int, ...]:
     names = ("data",) if op.name == "nisa.core_barrier" else _DESTINATIONS
     values = {v for v in (getattr(op, name, None) for name in names) if isinstance(v, SSAValue)}
@@ -179,6 +207,7 @@ def _nisa_destinations(op: Operation) -> tuple[int, ...]:
 __all__ = [
     "NO_FAST_PATH_ENV",
     "WriteTracker",
+    "declared_accesses",
     "fast_path",
     "fast_path_default",
     "fast_path_option",

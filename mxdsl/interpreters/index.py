@@ -38,7 +38,7 @@ from mxdsl.interpreters import OpInterpretationError
 DIRECT_IMPLS: dict[Callable[..., Any], Callable[..., Any]] = {}
 """The undecorated function of every implementation declared with :func:`direct_impl`,
 keyed by what xDSL registers for it (``impl``'s wrapper, which returns the function's
-values in an ``OpImplResult``): ``mxdsl.interpreters.nisa``'s loop runner calls the
+values in an ``OpImplResult``): ``mxdsl.interpreters.nisa_engine``'s loop runner calls the
 function itself when the interpreter's registered implementation is such a wrapper."""
 
 
@@ -51,6 +51,13 @@ def direct_impl(op_type: type[Operation]) -> Callable[[Callable[..., Any]], Any]
         return wrapper
 
     return annot
+
+
+def as_int(value: Any) -> int:
+    """An index / integer SSA value (upstream represents them as IntegerAttr)."""
+    if isinstance(value, IntegerAttr):
+        return int(value.value.data)
+    return int(value)
 
 
 _INT_ATTRS: dict[tuple[int, Attribute, int], Any] = {}

@@ -31,13 +31,12 @@ as core 0 of 1.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from operator import itemgetter
+from collections.abc import Callable
 from typing import Any
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
@@ -49,16 +48,11 @@ from xdsl.dialects.builtin import (
 from xdsl.interpreter import (
     Interpreter,
     PythonValues,
-    ReturnedValues,
-    TerminatorValue,
     register_impls,
 )
 from xdsl.interpreters.builtin import scalar_attr
-from xdsl.interpreters.scf import ScfFunctions
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import SymbolTable
-from xdsl.utils.exceptions import InterpretationError
-from xdsl.utils.scoped_dict import ScopedDict
 
 from mxdsl.dialects import nisa
 from mxdsl.interpreters import (
@@ -78,27 +72,22 @@ from mxdsl.interpreters.engines import (
     to_f32,
 )
 from mxdsl.interpreters.engines import REDUCE as _REDUCE
-from mxdsl.interpreters.engines import as_f64 as _as_f64
 from mxdsl.interpreters.engines import compute_domain as _compute_domain
 from mxdsl.interpreters.engines import in_domain as _in_domain
 from mxdsl.interpreters.engines import scalar_in_domain as _scalar_in_domain
 from mxdsl.interpreters.engines import scalar_operand as _scalar_operand
 from mxdsl.interpreters.engines import wrap_i32 as _wrap_i32
-from mxdsl.interpreters.fast_path import fast_path, write_tracker
-from mxdsl.interpreters.index import DIRECT_IMPLS, IndexFunctions, direct_impl, int_attr
+from mxdsl.interpreters.fast_path import fast_path
+from mxdsl.interpreters.index import IndexFunctions, as_int, direct_impl
+from mxdsl.interpreters.nisa_engine import LoopEngine
 from mxdsl.numerics import elementary
 from mxdsl.numerics.blocks import PHYSICAL_BLOCK_SHAPE
 from mxdsl.numerics.formats import MxFormat
 from mxdsl.numerics.matmul import (
-    BufferOperands,
     PeOperand,
-    PePass,
     mx_matmul_operand,
     mx_pe_operand,
-    pe_operand,
     pe_pass,
-    pe_pass_into,
-    pe_passes_into,
     psum_add,
 )
 from mxdsl.numerics.quantize import quantize_mx
@@ -144,13 +133,6 @@ def uninitialized(shape: tuple[int, ...], element_type: Attribute) -> np.ndarray
     if dtype == np.bool_:
         return np.ones(shape, dtype=dtype)
     return np.full(shape, INT_SENTINEL, dtype=dtype)
-
-
-def as_int(value: Any) -> int:
-    """An index / integer SSA value (upstream represents them as IntegerAttr)."""
-    if isinstance(value, IntegerAttr):
-        return int(value.value.data)
-    return int(value)
 
 
 def scale_rows(data_partitions: int) -> np.ndarray:
@@ -294,71 +276,6 @@ def install_core_context(interpreter: Interpreter, context: CoreContext) -> None
 # --------------------------------------------------------------- memref views
 
 
-class _SubviewPlan:
-    """The static part of a ``memref.subview``, worked out once per op: static offsets
-    (dynamic ones filled in per run), sizes and strides (all static), and the dims a
-    rank reduction drops (indexed by their offset instead of a slice)."""
-
-    __slots__ = ("dropped", "dynamic_dims", "offsets", "sizes", "strides")
-
-    def __init__(
-        self,
-        offsets: tuple[int, ...],
-        dynamic_dims: tuple[int, ...],
-        sizes: tuple[int, ...],
-        strides: tuple[int, ...],
-        dropped: frozenset[int],
-    ) -> None:
-        self.offsets = offsets
-        self.dynamic_dims = dynamic_dims
-        self.sizes = sizes
-        self.strides = strides
-        self.dropped = dropped
-
-
-def _subview_plan(op: memref.SubviewOp) -> _SubviewPlan | None:
-    """The op's plan, or None when a size or stride is dynamic (the general path)."""
-    sizes = tuple(int(v) for v in op.static_sizes.get_values())
-    strides = tuple(int(v) for v in op.static_strides.get_values())
-    if DYNAMIC_INDEX in sizes or DYNAMIC_INDEX in strides:
-        return None
-    static_offsets = tuple(int(v) for v in op.static_offsets.get_values())
-    dynamic_dims = tuple(d for d, v in enumerate(static_offsets) if v == DYNAMIC_INDEX)
-    result_type = op.result.type
-    assert isinstance(result_type, MemRefType)
-    result_shape = list(result_type.get_shape())
-    dropped: set[int] = set()
-    if len(result_shape) < len(sizes):  # as in _subview
-        kept = 0
-        for dim, size in enumerate(sizes):
-            if kept < len(result_shape) and result_shape[kept] == size:
-                kept += 1
-            elif size == 1:
-                dropped.add(dim)
-    return _SubviewPlan(static_offsets, dynamic_dims, sizes, strides, frozenset(dropped))
-
-
-def _planned_index(plan: _SubviewPlan, shape: tuple[int, ...], offsets: list[int]) -> Any:
-    """The numpy index of :func:`_subview` from a plan and the dynamic offsets, or None
-    when out of bounds (the general path then reports it)."""
-    resolved = list(plan.offsets)
-    for dim, value in zip(plan.dynamic_dims, offsets, strict=True):
-        resolved[dim] = value
-    index: list[Any] = []
-    dropped = plan.dropped
-    for dim, (offset, size, stride) in enumerate(
-        zip(resolved, plan.sizes, plan.strides, strict=True)
-    ):
-        last = offset + (size - 1) * stride
-        if offset < 0 or size < 0 or (size > 0 and not 0 <= last < shape[dim]):
-            return None
-        if dim in dropped:
-            index.append(offset)
-        else:
-            index.append(slice(offset, offset + size * stride if size else offset, stride))
-    return tuple(index)
-
-
 def _subview(op: memref.SubviewOp, source: np.ndarray, dynamic: list[int]) -> np.ndarray:
     values = iter(dynamic)
 
@@ -402,6 +319,21 @@ def _reshape_view(op: Operation, source: np.ndarray, shape: tuple[int, ...]) -> 
     return view
 
 
+def _indirect_plan(op: Operation) -> tuple[bool, int, tuple[slice, ...], bool]:
+    """An indirect ``dma_copy``'s static part (worked out once per op: the engine's
+    :meth:`LoopEngine.op_plan`): whether the index is dst's (a scatter) rather than
+    src's (a gather), the indexed dim, the ``slice(None)`` of each dim before it, and
+    whether out-of-range indices are skipped."""
+    assert isinstance(op, nisa.DmaCopyOp)
+    dim = op.indirect_dim.value.data
+    return (
+        op.dst_index is not None,
+        dim,
+        (slice(None),) * dim,
+        op.oob_mode.data == nisa.OobMode.SKIP,
+    )
+
+
 # ------------------------------------------------------------------ the functions
 
 
@@ -411,146 +343,27 @@ class NisaFunctions(IndexFunctions):
 
     Also ``scf.for`` (and, from :class:`IndexFunctions`, the scalar ``arith`` integer
     ops) with the upstream semantics, but sharing the (immutable) ``IntegerAttr`` values
-    of an index and building new ones without re-verification (:func:`_int_attr`):
-    building and verifying a fresh attribute per loop iteration and per address
-    computation was most of the interpreter's per-op cost."""
+    of an index and building new ones without re-verification
+    (:func:`mxdsl.interpreters.index.int_attr`): building and verifying a fresh
+    attribute per loop iteration and per address computation was most of the
+    interpreter's per-op cost. Each implementation states the op's semantics; what
+    makes it fast (loop plans, operand analyses kept across ops, matmul passes queued
+    and batched, subview indices kept) is the loop engine's (``self.engine``,
+    :class:`mxdsl.interpreters.nisa_engine.LoopEngine`), used on the fast path only."""
 
     def __init__(self) -> None:
         super().__init__()
-        # keyed by id(op) (Operation hashes in Python); the op is kept to check identity
-        self._subview_plans: dict[int, tuple[Operation, _SubviewPlan | None]] = {}
-        self._loop_plans: dict[int, tuple[Operation, _LoopPlan | None]] = {}
-        self._indirect_plans: dict[int, tuple[Operation, tuple[Any, ...]]] = {}
-        # the numpy index of a static subview: (op, source shape, offsets) -> index
-        self._view_indices: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        # inside a read-only loop (see run_for): the last operand analysed per role, and
-        # the matmuls of the current iteration, run together at its end
-        self._operands: dict[str, tuple[tuple[Any, ...], PeOperand]] | None = None
-        self._passes: list[tuple[np.ndarray, PeOperand, PeOperand, bool]] | None = None
-        # inside a planned loop (``_caching``), the PE operands cut from each buffer
-        # (keyed by id; the entry holds the buffer), each buffer's until a write to it:
-        # every op is seen before it runs, wherever it runs (fast_path.WriteTracker)
-        self._caching = False
-        self._buffers = _Analyses()
-        self._tracked: set[int] = set()  # ids of the interpreters tracking _buffers
+        self.engine = LoopEngine()
+        """The speed layer: loop plans, analysis caches, matmul queueing."""
 
     # ------------------------------------------------------ scf / arith (index)
 
     @direct_impl(scf.ForOp)
     def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues):
-        lb, ub, step, *packed = args
-        loop_args = tuple(packed)
-        value_type = op.lb.type
-        bitwidth = interpreter.index_bitwidth
-        plan = self._plan(op) if fast_path(interpreter) else None
-        trips = range(lb.value.data, ub.value.data, step.value.data)
-        if plan is None:
-            for i in trips:
-                iv = _int_attr(i, value_type, bitwidth)
-                loop_args = interpreter.run_ssacfg_region(op.body, (iv, *loop_args), "for_loop")
-            return loop_args
-        if not trips:
-            return loop_args
-        frame = plan.frame(interpreter._ctx)  # pyright: ignore[reportPrivateUsage]
-        outermost = not self._caching
-        if outermost:
-            self._track(interpreter)
-            self._caching = True
-        try:
-            if not plan.has_matmul:
-                for i in trips:
-                    iv = _int_attr(i, value_type, bitwidth)
-                    loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args), self)
-                return loop_args
-            return self._run_queueing(interpreter, plan, frame, trips, value_type, loop_args)
-        finally:
-            if outermost:  # what the loop kept is not kept past it (memory)
-                self._buffers.clear()
-                self._caching = False
-
-    def _track(self, interpreter: Interpreter) -> None:
-        """Have ``interpreter``'s write tracker drop ``_buffers``' analyses of whatever
-        an op may write, before it runs (:mod:`mxdsl.interpreters.fast_path`)."""
-        if id(interpreter) in self._tracked:
-            return
-        write_tracker(interpreter).register(self._buffers)
-        self._tracked.add(id(interpreter))
-
-    def _run_queueing(
-        self,
-        interpreter: Interpreter,
-        plan: _LoopPlan,
-        frame: list[Any],
-        trips: range,
-        value_type: Attribute,
-        loop_args: tuple[Any, ...],
-    ) -> tuple[Any, ...]:
-        """The iterations of a loop whose body holds matmuls: they are queued and run
-        together (``_run_passes``) at the end of each iteration and before any op that
-        may write SBUF or PSUM or read PSUM (a ``_READ_ONLY_OPS`` run leaves the queued
-        operands unchanged); a matmul operand analysed once holds until such an op."""
-        bitwidth = interpreter.index_bitwidth
-        outer = self._operands, self._passes
-        self._operands, self._passes = {}, []
-        try:
-            for i in trips:
-                iv = _int_attr(i, value_type, bitwidth)
-                loop_args = _run_loop_body(interpreter, plan, frame, (iv, *loop_args), self)
-                self._run_passes()
-        finally:
-            self._operands, self._passes = outer
-        return loop_args
-
-    def _before_write(self) -> bool:
-        """Before an op outside ``_READ_ONLY_OPS`` in a planned loop body: the queued
-        passes run and nothing is queued while the op runs (a matmul it runs, in a
-        region or a callee, executes at once). What the op may write is forgotten by
-        the write tracker, which sees it next (a listener). Returns whether the loop
-        was queueing (for ``_after_write``)."""
-        if self._passes is None:
-            return False
-        self._run_passes()
-        self._operands, self._passes = None, None
-        return True
-
-    def _after_write(self, queueing: bool) -> None:
-        if queueing:
-            self._operands, self._passes = {}, []
-
-    def _plan(self, op: scf.ForOp) -> _LoopPlan | None:
-        known = self._loop_plans.get(id(op))
-        if known is None or known[0] is not op:
-            known = self._loop_plans[id(op)] = (op, _loop_plan(op))
-        return known[1]
-
-    def _buffer_operand(self, tile: np.ndarray) -> PeOperand:
-        """``tile``'s PE operand (widened as ``to_f32`` then float64 would); inside a
-        planned loop from its buffer's ``BufferOperands``, which holds it (and its
-        widening) until a write to the buffer."""
-        if not self._caching:
-            return pe_operand(tile, _as_f64)
-        root = _root(tile)
-        if root.base is not None or root is tile:
-            return pe_operand(tile, _as_f64)
-        buffer = self._buffers.pe.get(id(root))
-        if buffer is None:
-            if not BufferOperands.supports(root):
-                return pe_operand(tile, _as_f64)
-            buffer = self._buffers.pe[id(root)] = BufferOperands(root, _as_f64)
-        columns = buffer.columns_of(tile)
-        if columns is None:
-            return pe_operand(tile, _as_f64)
-        return buffer.operand(tile, columns)
-
-    def _mx_operand(
-        self, data: np.ndarray, scale: np.ndarray, value: SSAValue, moving: bool
-    ) -> PeOperand:
-        """An x4 tile's PE operand (:func:`_mx_pe_operand`); inside a planned loop kept
-        for the next request of the same tiles until a write to either buffer
-        (:meth:`_Analyses.mx_operand`)."""
-        if not self._caching:
-            return _mx_pe_operand(data, scale, value)
-        return self._buffers.mx_operand(data, scale, value, moving)
+        """``scf.for`` as upstream: the body once per induction value ``lb, lb + step,
+        ... < ub``, the iteration arguments carried through; run by the loop engine
+        (:meth:`LoopEngine.run_for`), which on the fast path runs a planned body."""
+        return self.engine.run_for(interpreter, op, args)
 
     # arith.addi / subi / muli and the other scalar integer ops: IndexFunctions
 
@@ -558,6 +371,8 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(memref.AllocOp)
     def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues):
+        """A fresh buffer of the static shape, filled with the read-before-write sentinel
+        (:func:`uninitialized`)."""
         t = op.memref.type
         assert isinstance(t, MemRefType)
         shape = tuple(t.get_shape())
@@ -583,6 +398,7 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(memref.DeallocOp)
     def run_dealloc(self, interpreter: Interpreter, op: memref.DeallocOp, args: PythonValues):
+        """Nothing: buffers are numpy arrays, freed when unreferenced."""
         return ()
 
     @direct_impl(memref.SubviewOp)
@@ -594,39 +410,17 @@ class NisaFunctions(IndexFunctions):
         source = args[0]
         if not fast_path(interpreter):
             return (_subview(op, source, [as_int(v) for v in args[1:]]),)
-        # the dynamic offsets: index values (IntegerAttr); an index is cached only for
-        # a planned op, which _subview_plans keeps alive
-        try:
-            if len(args) == 2:
-                key = (id(op), source.shape, args[1].value.data)
-            elif len(args) == 3:
-                key = (id(op), source.shape, args[1].value.data, args[2].value.data)
-            else:
-                key = (id(op), source.shape, *[v.value.data for v in args[1:]])
-        except AttributeError:
-            key = (id(op), source.shape, *[as_int(v) for v in args[1:]])
-        index = self._view_indices.get(key)
-        if index is not None:
-            return (source[index],)
-        offsets = list(key[2:])
-        known = self._subview_plans.get(id(op))
-        if known is None or known[0] is not op:
-            known = self._subview_plans[id(op)] = (op, _subview_plan(op))
-        plan = known[1]
-        if plan is None:
-            return (_subview(op, source, offsets),)
-        index = _planned_index(plan, source.shape, offsets)
-        if index is None:  # out of bounds: reported by the general path
-            return (_subview(op, source, offsets),)
-        if len(self._view_indices) >= _VIEWS_MAX:
-            self._view_indices.clear()
-        self._view_indices[key] = index
-        return (source[index],)
+        view = self.engine.subview(op, args)
+        if view is None:  # dynamic sizes, or out of bounds (reported here)
+            return (_subview(op, source, [as_int(v) for v in args[1:]]),)
+        return (view,)
 
     @direct_impl(memref.ExpandShapeOp)
     def run_expand_shape(
         self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
     ):
+        """The source viewed with the result shape (in place; a strided view that needs a
+        copy is an error)."""
         t = op.result.type
         assert isinstance(t, MemRefType)
         return (_reshape_view(op, args[0], tuple(t.get_shape())),)
@@ -635,18 +429,25 @@ class NisaFunctions(IndexFunctions):
     def run_collapse_shape(
         self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
     ):
+        """The source viewed with the result shape (as ``expand_shape``)."""
         t = op.result.type
         assert isinstance(t, MemRefType)
         return (_reshape_view(op, args[0], tuple(t.get_shape())),)
 
     @direct_impl(memref.CastOp)
     def run_cast(self, interpreter: Interpreter, op: memref.CastOp, args: PythonValues):
+        """The source itself (a cast changes only the static type)."""
         return (args[0],)
 
     # --------------------------------------------------------- data movement
 
     @direct_impl(nisa.DmaCopyOp)
     def run_dma_copy(self, interpreter: Interpreter, op: nisa.DmaCopyOp, args: PythonValues):
+        """``dst = src``, element counts equal, converted as a DMA converts (same dtypes:
+        the bits; a float on either side: src -> f32 -> dst; NKI ISA,
+        ``nki.isa.dma_copy``). With an index (indirect DMA): a gather ``dst[.., i, ..] =
+        src[.., idx[i], ..]`` or, the index on dst, a scatter along ``indirect_dim``; an
+        index out of range is an error, or with ``oob_mode skip`` its row is dropped."""
         if len(args) == 2:  # no dst_index / src_index: a plain (converting) copy
             dst, src = args
             if src.dtype != dst.dtype:
@@ -655,7 +456,7 @@ class NisaFunctions(IndexFunctions):
                 src = src.reshape(dst.shape)
             dst[...] = src
             return ()
-        scatter, dim, lead, skip = self._indirect_plan(op)  # an index is given
+        scatter, dim, lead, skip = self.engine.op_plan(op, _indirect_plan)  # an index is given
         if scatter:
             dst, index, src = args
             indexed = dst
@@ -694,25 +495,10 @@ class NisaFunctions(IndexFunctions):
         dst[(*lead, idx[rows])] = converted[(*lead, rows)]
         return ()
 
-    def _indirect_plan(self, op: nisa.DmaCopyOp) -> tuple[bool, int, tuple[slice, ...], bool]:
-        """An indirect ``dma_copy``'s static part, worked out once per op (reading its
-        optional operands costs microseconds per access): whether the index is dst's (a
-        scatter) rather than src's (a gather), the indexed dim, the ``slice(None)`` of
-        each dim before it, and whether out-of-range indices are skipped."""
-        known = self._indirect_plans.get(id(op))
-        if known is None or known[0] is not op:
-            dim = op.indirect_dim.value.data
-            plan = (
-                op.dst_index is not None,
-                dim,
-                (slice(None),) * dim,
-                op.oob_mode.data == nisa.OobMode.SKIP,
-            )
-            known = self._indirect_plans[id(op)] = (op, plan)
-        return known[1]
-
     @direct_impl(nisa.DmaComputeOp)
     def run_dma_compute(self, interpreter: Interpreter, op: nisa.DmaComputeOp, args: PythonValues):
+        """``dst = sum(srcs)`` in f32, in list order, rounded once to dst (NKI ISA,
+        ``nki.isa.dma_compute`` with ``reduce_op=add``)."""
         dst, *srcs = args
         total = to_f32(srcs[0]).reshape(-1).copy()
         for src in srcs[1:]:
@@ -722,6 +508,7 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.MemsetOp)
     def run_memset(self, interpreter: Interpreter, op: nisa.MemsetOp, args: PythonValues):
+        """Every element of dst set to ``value`` rounded to dst's dtype."""
         (dst,) = args
         value = np.array([op.value.value.data], dtype=np.float64)
         dst[...] = round_to(value, dst.dtype)[0]
@@ -729,6 +516,9 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.IotaOp)
     def run_iota(self, interpreter: Interpreter, op: nisa.IotaOp, args: PythonValues):
+        """``dst[c, i] = offset + c * channel_multiplier + sum(idx_k * step_k)`` over the
+        pattern's ``[step, num]`` pairs, outermost first, exact and cast to int32, then
+        stored to dst (NKI ISA, ``nki.isa.iota``)."""
         (dst,) = args
         pairs = op.pattern.get_pairs()
         partitions = dst.shape[0]
@@ -743,6 +533,7 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.TensorCopyOp)
     def run_tensor_copy(self, interpreter: Interpreter, op: nisa.TensorCopyOp, args: PythonValues):
+        """``dst = src``, rounded once to dst's dtype (:func:`store`)."""
         dst, src = args
         store(op, dst, src)
         return ()
@@ -751,34 +542,27 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.NcMatmulOp)
     def run_nc_matmul(self, interpreter: Interpreter, op: nisa.NcMatmulOp, args: PythonValues):
+        """``dst (= | +=) stationary[K, M]^T @ moving[K, N]``: one PE pass of the widened
+        tiles (:func:`mxdsl.numerics.matmul.pe_pass`) written into PSUM by the PSUM rule
+        (:func:`write_pass`; NKI ISA, ``nki.isa.nc_matmul``; ``docs/numerics.md``)."""
         dst, stationary, moving = args
         if not fast_path(interpreter):  # the definition: pe_pass of the widened tiles
             write_pass(dst, pe_pass(stationary.T, moving), op.accumulate is not None)
             return ()
         # [K, M]^T x [K, N], one PE pass (mxdsl.numerics.matmul), each operand widened to
         # float64 exactly (as to_f32 then float64 would), zero token columns skipped
-        lhs = self._tile_operand("stationary", stationary)
-        rhs = self._tile_operand("moving", moving)
-        self._pass(dst, lhs, rhs, op.accumulate is not None)
+        engine = self.engine
+        lhs = engine.tile_operand("stationary", stationary)
+        rhs = engine.tile_operand("moving", moving)
+        engine.pe_pass(dst, lhs, rhs, op.accumulate is not None)
         return ()
-
-    def _tile_operand(self, role: str, tile: np.ndarray) -> PeOperand:
-        """``self._operand(role, (tile,), lambda: self._buffer_operand(tile))``, without
-        building the closure and the generic comparison on every matmul."""
-        memo = self._operands
-        if memo is None:
-            return self._buffer_operand(tile)
-        known = memo.get(role)
-        if known is not None:
-            sources = known[0]
-            if len(sources) == 1 and sources[0] is tile:
-                return known[1]
-        operand = self._buffer_operand(tile)
-        memo[role] = ((tile,), operand)
-        return operand
 
     @direct_impl(nisa.NcMatmulMxOp)
     def run_nc_matmul_mx(self, interpreter: Interpreter, op: nisa.NcMatmulMxOp, args: PythonValues):
+        """``dst (= | +=) stationary^T @ moving`` over the dequantized x4 operands, the
+        contraction index ``k = 4p + q`` (partition p, lane q), each value the FP8 code times
+        its block's E8M0 scale read from the quadrant layout (NKI ISA,
+        ``nki.isa.nc_matmul_mx``); one PE pass as ``nc_matmul``."""
         dst, stationary, stationary_scale, moving, moving_scale = args
         if not fast_path(interpreter):  # the definition: pe_pass of the k = 4p + q operands
             lhs = _mx_values(stationary, stationary_scale, op.stationary)
@@ -788,71 +572,29 @@ class NisaFunctions(IndexFunctions):
         # [M, 4P] x [4P, N]: the products of k = 4p + q, as the HLO ScaledMatmul on data
         # laid out with k = 4p + q; one PE pass (mxdsl.numerics.matmul), an exact sum, so
         # both operands are read lane-major (k' = qP + p: mx_pe_operand), the same bits.
-        lhs = self._operand(
+        # The engine keeps a moving tile's operand at once (a kernel re-reads its token
+        # tiles against many weight tiles), a stationary tile's from its second request.
+        engine = self.engine
+        lhs = engine.mx_operand(
             "stationary",
-            (stationary, stationary_scale, _elem_type(op.stationary)),
-            lambda: self._mx_operand(stationary, stationary_scale, op.stationary, False),
+            stationary,
+            stationary_scale,
+            _elem_type(op.stationary),
+            False,
+            _mx_pe_operand,
         )
-        rhs = self._operand(
-            "moving",
-            (moving, moving_scale, _elem_type(op.moving)),
-            lambda: self._mx_operand(moving, moving_scale, op.moving, True),
+        rhs = engine.mx_operand(
+            "moving", moving, moving_scale, _elem_type(op.moving), True, _mx_pe_operand
         )
-        self._pass(dst, lhs, rhs, op.accumulate is not None)
+        engine.pe_pass(dst, lhs, rhs, op.accumulate is not None)
         return ()
-
-    def _pass(self, dst: np.ndarray, lhs: PeOperand, rhs: PeOperand, accumulate: bool) -> None:
-        """One PE pass into ``dst``: now, or inside a queueing loop (``_run_queueing``)
-        queued until the end of the iteration or the next op that may write or read
-        PSUM."""
-        if self._passes is None:
-            _matmul_into(dst, lhs, rhs, accumulate)
-            return
-        self._passes.append((dst, lhs, rhs, accumulate))
-
-    def _run_passes(self) -> None:
-        """The queued passes in order; consecutive ones into f32 PSUM that share their
-        moving operand (e.g. gate and up on one token tile) as one batch, a pass into a
-        bf16 PSUM tile alone."""
-        queued = self._passes
-        if not queued:
-            return
-        self._passes = []
-        moving: PeOperand | None = None
-        batch: list[PePass] = []
-        for dst, lhs, rhs, accumulate in queued:
-            if moving is not None and (rhs is not moving or dst.dtype != F32):
-                pe_passes_into(moving, batch)
-                moving, batch = None, []
-            if dst.dtype != F32:
-                _matmul_into(dst, lhs, rhs, accumulate)
-                continue
-            moving = rhs
-            batch.append(PePass(dst, lhs, accumulate))
-        if moving is not None:
-            pe_passes_into(moving, batch)
-
-    def _operand(
-        self, role: str, sources: tuple[Any, ...], analyse: Callable[[], PeOperand]
-    ) -> PeOperand:
-        """``analyse()``, or inside a read-only loop the same analysis as the previous
-        matmul's in this role when it read the very same view (the same array object:
-        one SSA value, e.g. the token tile the gate and up matmuls share) as the same
-        type. ``sources``: the arrays read and anything else the analysis depends on
-        (the x4 type of an MX operand). The memo holds the arrays, so an object seen
-        again is the view seen before."""
-        memo = self._operands
-        if memo is None:
-            return analyse()
-        known = memo.get(role)
-        if known is not None and _same_sources(known[0], sources):
-            return known[1]
-        operand = analyse()
-        memo[role] = (sources, operand)
-        return operand
 
     @direct_impl(nisa.QuantizeMxOp)
     def run_quantize_mx(self, interpreter: Interpreter, op: nisa.QuantizeMxOp, args: PythonValues):
+        """bf16 ``src [P, F]`` to FP8 x4 codes ``dst [P, F/4]`` and E8M0 scales ``dst_scale``
+        (quadrant layout), one scale per physical block of 8 partitions x 4 elements
+        (MX Microscaling: Quantize, Block-Scaling and E8M0, "The Quantize Data Path";
+        :func:`mxdsl.numerics.quantize.quantize_mx`)."""
         dst, dst_scale, src = args
         fmt = x4_format(_elem_type(op.dst))
         if not fmt.is_fp8:
@@ -868,6 +610,7 @@ class NisaFunctions(IndexFunctions):
     def run_nc_transpose(
         self, interpreter: Interpreter, op: nisa.NcTransposeOp, args: PythonValues
     ):
+        """``dst[f, p] = data[p, f]`` (bit-exact)."""
         dst, data = args
         dst[...] = data.T
         return ()
@@ -878,6 +621,9 @@ class NisaFunctions(IndexFunctions):
     def run_tensor_tensor(
         self, interpreter: Interpreter, op: nisa.TensorTensorOp, args: PythonValues
     ):
+        """``dst = op(data1, data2)`` elementwise in the compute domain (f32, or exact int64
+        for integer tiles and bitwise ops: :func:`mxdsl.interpreters.engines.compute_domain`),
+        rounded once to dst."""
         dst, data1, data2 = args
         alu_op = op.op.data
         domain = _compute_domain(dst, data1, data2, bitwise=alu_op in nisa.BITWISE_ALU_OPS)
@@ -890,6 +636,9 @@ class NisaFunctions(IndexFunctions):
     def run_tensor_scalar(
         self, interpreter: Interpreter, op: nisa.TensorScalarOp, args: PythonValues
     ):
+        """``dst = op1(op0(data, operand0), operand1)`` (each swapped by its ``reverse``),
+        operands a scalar or a ``[P, 1]`` column, in the compute domain (f32 when a float
+        scalar meets arithmetic), rounded once to dst (NKI ISA, ``nki.isa.tensor_scalar``)."""
         dst, data, operand0, *rest = args
         partitions = data.shape[0]
         bitwise = op.op0.data in nisa.BITWISE_ALU_OPS
@@ -910,6 +659,9 @@ class NisaFunctions(IndexFunctions):
     def run_scalar_tensor_tensor(
         self, interpreter: Interpreter, op: nisa.ScalarTensorTensorOp, args: PythonValues
     ):
+        """``dst = op1(op0(data, operand0), operand1)`` in f32 (each swapped by its
+        ``reverse``), ``operand0`` a scalar or ``[P, 1]`` column, ``operand1`` a tile of data's
+        shape, rounded once to dst (NKI ISA, ``nki.isa.scalar_tensor_tensor``)."""
         dst, data, operand0, operand1 = args
         x = to_f32(as_2d(data))
         s0 = _scalar_in_domain(_scalar_operand(operand0, data.shape[0]), F32)
@@ -923,6 +675,8 @@ class NisaFunctions(IndexFunctions):
     def run_tensor_reduce(
         self, interpreter: Interpreter, op: nisa.TensorReduceOp, args: PythonValues
     ):
+        """``dst = op-reduce of data over axes`` in the compute domain, negated with
+        ``negate``, rounded once to dst (NKI ISA, ``nki.isa.tensor_reduce``)."""
         dst, data = args
         alu_op = op.op.data
         axes = tuple(int(a) for a in op.axes.get_values())
@@ -936,6 +690,9 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.ActivationOp)
     def run_activation(self, interpreter: Interpreter, op: nisa.ActivationOp, args: PythonValues):
+        """``dst = f(data * scale + bias)``: the affine part in f32, ``f`` evaluated in
+        float64 on that f32 value and rounded once to dst (NKI ISA, ``nki.isa.activation``;
+        the functions: :mod:`mxdsl.interpreters.engines`)."""
         values = iter(args)
         dst, data = next(values), next(values)
         partitions = data.shape[0]
@@ -958,6 +715,9 @@ class NisaFunctions(IndexFunctions):
     def run_tensor_copy_predicated(
         self, interpreter: Interpreter, op: nisa.TensorCopyPredicatedOp, args: PythonValues
     ):
+        """``dst = src`` where the predicate is non-zero (zero with ``reverse_predicate``),
+        elsewhere dst unchanged; ``src`` a tile or a scalar rounded to dst's dtype (NKI ISA,
+        ``nki.isa.tensor_copy_predicated``)."""
         dst, src, predicate = args
         mask = as_2d(predicate) != 0
         if op.reverse_predicate is not None:
@@ -976,6 +736,7 @@ class NisaFunctions(IndexFunctions):
 
     @direct_impl(nisa.ProgramIdOp)
     def run_program_id(self, interpreter: Interpreter, op: nisa.ProgramIdOp, args: PythonValues):
+        """This program's rank on axis 0 (the SPMD context), 0 on other axes."""
         rank = core_context(interpreter).rank if op.axis.value.data == 0 else 0
         return (scalar_attr(rank, IndexType(), interpreter.index_bitwidth),)
 
@@ -983,11 +744,14 @@ class NisaFunctions(IndexFunctions):
     def run_num_programs(
         self, interpreter: Interpreter, op: nisa.NumProgramsOp, args: PythonValues
     ):
+        """The number of programs on axis 0 (the SPMD context), 1 on other axes."""
         n = core_context(interpreter).num_programs if op.axis.value.data == 0 else 1
         return (scalar_attr(n, IndexType(), interpreter.index_bitwidth),)
 
     @direct_impl(nisa.SendRecvOp)
     def run_sendrecv(self, interpreter: Interpreter, op: nisa.SendRecvOp, args: PythonValues):
+        """Send ``src`` to core ``send_to`` while receiving core ``recv_from``'s ``src`` into
+        ``dst`` (the SPMD context; NKI ISA, ``nki.isa.sendrecv``)."""
         dst, src, send_to, recv_from = args
         core_context(interpreter).sendrecv(op, dst, src, as_int(send_to), as_int(recv_from))
         return ()
@@ -996,12 +760,15 @@ class NisaFunctions(IndexFunctions):
     def run_core_barrier(
         self, interpreter: Interpreter, op: nisa.CoreBarrierOp, args: PythonValues
     ):
+        """Wait until every core in ``cores`` has reached the barrier (the SPMD context)."""
         (data,) = args
         core_context(interpreter).barrier(op, data, op.get_cores())
         return ()
 
     @direct_impl(nisa.ViewCastOp)
     def run_view_cast(self, interpreter: Interpreter, op: nisa.ViewCastOp, args: PythonValues):
+        """The source's bytes viewed as the result element type: FP8 lanes <-> x4 words
+        (lane q of word j is byte q, element ``4j + q`` of the row; little-endian)."""
         (src,) = args
         dtype = buffer_dtype(op.result.type)
         if dtype.itemsize != src.dtype.itemsize and not src.flags.c_contiguous:
@@ -1015,6 +782,8 @@ class NisaFunctions(IndexFunctions):
     def run_register_load(
         self, interpreter: Interpreter, op: nisa.RegisterLoadOp, args: PythonValues
     ):
+        """The one element of ``src`` as an index / i32 scalar (NKI ISA,
+        ``nki.isa.register_load``)."""
         (src,) = args
         if src.size != 1:
             raise OpInterpretationError(op, f"register_load of {src.size} elements (needs 1)")
@@ -1023,285 +792,6 @@ class NisaFunctions(IndexFunctions):
         if isinstance(result_type, IndexType):
             return (scalar_attr(value, result_type, interpreter.index_bitwidth),)
         return (IntegerAttr(_wrap_i32(value), result_type),)
-
-
-class _LoopPlan:
-    """An ``scf.for`` body (one block) worked out once, its values numbered: the block
-    arguments first, then the results of each op and the values read from enclosing
-    scopes (``outer``: value and slot, fixed for the whole loop). Each step is an
-    op with the slots of its operands and results, the results that ops nested in this
-    body's regions read through the interpreter's scope (``scoped``), and whether it is
-    outside ``_READ_ONLY_OPS`` (so queued passes run before it)."""
-
-    __slots__ = ("has_matmul", "n_args", "outer", "scoped_args", "size", "steps", "uses_scope")
-
-    def __init__(self, block: Block) -> None:
-        slots: dict[SSAValue, int] = {value: i for i, value in enumerate(block.args)}
-        outer: list[tuple[SSAValue, int]] = []
-        for body_op in block.ops:
-            for value in body_op.operands:
-                if value not in slots:
-                    slots[value] = len(slots)
-                    outer.append((value, slots[value]))
-            for value in body_op.results:
-                slots[value] = len(slots)
-
-        def scoped(values: Sequence[SSAValue]) -> tuple[tuple[SSAValue, int], ...]:
-            nested = (
-                v for v in values if any(u.operation.parent_block() is not block for u in v.uses)
-            )
-            return tuple((v, slots[v]) for v in nested)
-
-        self.n_args = len(block.args)
-        self.outer = tuple(outer)
-        self.scoped_args = scoped(block.args)
-        self.uses_scope = any(body_op.regions for body_op in block.ops)
-        self.steps = tuple(
-            (
-                body_op,
-                _frame_reader(tuple(slots[v] for v in body_op.operands)),
-                tuple(slots[v] for v in body_op.results),
-                scoped(body_op.results),
-                not isinstance(body_op, _READ_ONLY_OPS),
-            )
-            for body_op in block.ops
-        )
-        self.size = len(slots)
-        self.has_matmul = any(isinstance(body_op, _MATMUL_OPS) for body_op in block.ops)
-
-    def frame(self, scope: ScopedDict[SSAValue, Any]) -> list[Any]:
-        """A frame with the enclosing-scope values filled in (looked up once per loop)."""
-        frame: list[Any] = [None] * self.size
-        for value, slot in self.outer:
-            frame[slot] = scope[value]
-        return frame
-
-
-def _frame_reader(slots: tuple[int, ...]) -> Callable[[list[Any]], tuple[Any, ...]]:
-    """``lambda frame: tuple(frame[s] for s in slots)``, the cheapest way for its size
-    (an op's operands are read from the frame on every iteration)."""
-    if not slots:
-        return lambda frame: ()
-    if len(slots) == 1:
-        (slot,) = slots
-        return lambda frame: (frame[slot],)
-    return itemgetter(*slots)
-
-
-_MATMUL_OPS = (nisa.NcMatmulOp, nisa.NcMatmulMxOp)
-
-_READ_ONLY_OPS = (
-    memref.SubviewOp,
-    memref.ExpandShapeOp,
-    memref.CollapseShapeOp,
-    nisa.ViewCastOp,
-    arith.ConstantOp,
-    arith.AddiOp,
-    arith.SubiOp,
-    arith.MuliOp,
-    nisa.NcMatmulOp,
-    nisa.NcMatmulMxOp,
-    scf.YieldOp,
-)
-"""Ops that write no SBUF: views, index arithmetic, and the matmuls (they write PSUM,
-and their operands are SBUF tiles). A run of only these leaves its matmul operands
-unchanged, so one analysis of an operand (``PeOperand``) serves every pass that reads
-the same view, and, as none of them reads PSUM, the run's matmuls can run together at
-its end (``NisaFunctions.run_for``)."""
-
-
-def _root(array: np.ndarray) -> np.ndarray:
-    """The array whose memory ``array`` views (``array`` itself if it owns it)."""
-    root = array
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    return root
-
-
-_MxKey = tuple[Any, ...]
-
-
-class _Analyses:
-    """What a planned loop knows of the buffers its matmuls read, each entry valid until
-    a write to a buffer it was cut from (``drop``): the PE operands of bf16 / f32 buffers
-    (``pe``: a :class:`BufferOperands` per root buffer, keyed by its id) and the
-    dequantized MX operands (``mx``): a moving tile's at once (a kernel re-reads its
-    token tiles against many weight tiles), a stationary tile's from its second request
-    on (a weight tile read once is not kept): keyed by the data and scale tiles' root
-    ids and geometry (the entry holds both roots, so their ids stay theirs)."""
-
-    __slots__ = ("mx", "mx_keys", "mx_seen", "pe")
-
-    def __init__(self) -> None:
-        self.pe: dict[int, BufferOperands] = {}
-        self.mx: dict[_MxKey, tuple[np.ndarray, np.ndarray, PeOperand]] = {}
-        self.mx_seen: set[_MxKey] = set()
-        self.mx_keys: dict[int, list[_MxKey]] = {}  # root id -> its keys (mx, mx_seen)
-
-    def __bool__(self) -> bool:
-        return bool(self.pe) or bool(self.mx_keys)
-
-    def clear(self) -> None:
-        self.pe.clear()
-        self.mx.clear()
-        self.mx_seen.clear()
-        self.mx_keys.clear()
-
-    def drop(self, array: np.ndarray) -> None:
-        """Drop the analyses of the buffer ``array`` views; all of them when its memory
-        is not an array's own (another array may view it unseen)."""
-        root = _root(array)
-        if root.base is not None:
-            self.clear()
-            return
-        self.pe.pop(id(root), None)
-        if not self.mx_keys:
-            return
-        for key in self.mx_keys.pop(id(root), ()):
-            self.mx.pop(key, None)
-            self.mx_seen.discard(key)
-
-    def mx_operand(
-        self, data: np.ndarray, scale: np.ndarray, value: SSAValue, keep: bool
-    ) -> PeOperand:
-        """``_mx_pe_operand(data, scale, value)``, kept at once (``keep``) or from its
-        second request on (both tiles views of buffers that own their memory; else
-        computed each time)."""
-        data_root, scale_root = _root(data), _root(scale)
-        if data_root.base is not None or scale_root.base is not None:
-            return _mx_pe_operand(data, scale, value)
-        key = (
-            id(data_root),
-            _address(data) - _address(data_root),
-            data.shape,
-            data.strides,
-            id(scale_root),
-            _address(scale) - _address(scale_root),
-            scale.shape,
-            scale.strides,
-            _elem_type(value),
-        )
-        known = self.mx.get(key)
-        if known is not None:
-            return known[2]
-        operand = _mx_pe_operand(data, scale, value)
-        if key in self.mx_seen:
-            self.mx[key] = (data_root, scale_root, operand)
-            return operand
-        self.mx_seen.add(key)
-        for root in {id(data_root), id(scale_root)}:
-            self.mx_keys.setdefault(root, []).append(key)
-        if keep:
-            self.mx[key] = (data_root, scale_root, operand)
-        return operand
-
-
-def _address(array: np.ndarray) -> int:
-    return array.__array_interface__["data"][0]
-
-
-def _loop_plan(op: scf.ForOp) -> _LoopPlan | None:
-    blocks = list(op.body.blocks)
-    if len(blocks) != 1:
-        return None
-    return _LoopPlan(blocks[0])
-
-
-def _run_loop_body(
-    interpreter: Interpreter,
-    plan: _LoopPlan,
-    frame: list[Any],
-    args: tuple[Any, ...],
-    functions: NisaFunctions | None = None,
-) -> Any:
-    """One iteration of an ``scf.for`` body, as ``interpreter.run_ssacfg_region`` would
-    run it (each op's listeners, its registered implementation, errors reported against
-    the op as ``Interpreter._run_op`` does), but with operands read from the plan's
-    numbered frame instead of the scope chain, and a scope for the body only when an op
-    in it has regions (which read values through the scope). An implementation declared
-    with :func:`direct_impl` is called without xDSL's wrapper (its values are the
-    wrapper's ``OpImplResult.values``), and upstream's ``scf.yield`` (which returns its
-    operands) is not called: its operands are the body's results. ``functions`` is told
-    of each op outside ``_READ_ONLY_OPS`` before and after it runs (``_before_write``)."""
-    frame[: plan.n_args] = args
-    parent = interpreter._ctx  # pyright: ignore[reportPrivateUsage]
-    local: dict[SSAValue, Any] = {}
-    if plan.uses_scope:
-        local.update((value, frame[slot]) for value, slot in plan.scoped_args)
-        interpreter._ctx = ScopedDict(parent, name="for_loop", local_scope=local)  # pyright: ignore[reportPrivateUsage]
-    listeners = interpreter.listeners
-    implementations = interpreter._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
-    direct = DIRECT_IMPLS
-    tracked = functions is not None
-    results: Any = ()
-    queueing = False
-    try:
-        for body_op, read, result_slots, scoped, flushes in plan.steps:
-            inputs = read(frame)
-            if flushes and tracked:
-                queueing = functions._before_write()  # pyright: ignore[reportOptionalMemberAccess, reportPrivateUsage]
-            entry = implementations.get(type(body_op))
-            values: PythonValues
-            terminator: TerminatorValue | None = None
-            if entry is None:  # Interpreter._run_op reports the missing implementation
-                result = interpreter._run_op(body_op, inputs)  # pyright: ignore[reportPrivateUsage]
-                values, terminator = result.values, result.terminator_value
-            else:
-                for listener in listeners:
-                    listener.will_interpret_op(body_op, inputs)
-                function = direct.get(entry[1])
-                if function is not None:
-                    try:
-                        values = function(entry[0], interpreter, body_op, inputs)
-                    except Exception as error:
-                        body_op.emit_error("Error while interpreting op", error)
-                elif entry[1] is _UPSTREAM_YIELD:  # what it returns, without the call
-                    values, terminator = (), ReturnedValues(inputs)
-                else:
-                    try:
-                        result = entry[1](entry[0], interpreter, body_op, inputs)
-                    except Exception as error:
-                        body_op.emit_error("Error while interpreting op", error)
-                    values, terminator = result.values, result.terminator_value
-                for listener in listeners:
-                    listener.did_interpret_op(body_op, values)
-            if flushes and tracked:
-                functions._after_write(queueing)  # pyright: ignore[reportOptionalMemberAccess, reportPrivateUsage]
-            if len(result_slots) != len(values):  # as run_ssacfg_region asserts
-                interpreter.interpreter_assert(
-                    False,
-                    f"Incorrect number of results for op {body_op.name}, expected "
-                    f"{len(result_slots)} but got {len(values)}",
-                )
-            if len(result_slots) == 1:
-                frame[result_slots[0]] = values[0]
-            elif result_slots:
-                for slot, value in zip(result_slots, values, strict=True):
-                    frame[slot] = value
-            for value, slot in scoped:
-                local[value] = frame[slot]
-            if terminator is not None:
-                if not isinstance(terminator, ReturnedValues):
-                    raise InterpretationError("scf.for body branches to a successor")
-                results = terminator.values
-                break
-    finally:
-        interpreter._ctx = parent  # pyright: ignore[reportPrivateUsage]
-    return results
-
-
-_UPSTREAM_YIELD = ScfFunctions.run_br  # pyright: ignore[reportUnknownMemberType]
-"""xDSL's ``scf.yield`` implementation (``ReturnedValues`` of its operands)."""
-
-
-_VIEWS_MAX = 1 << 16
-"""Subview indices kept per interpreter before the cache starts over."""
-
-
-def _int_attr(value: int, value_type: Attribute, bitwidth: Any) -> Any:
-    """``scalar_attr(value, value_type, bitwidth)`` (an index or integer), memoized and
-    built without re-verification: :func:`mxdsl.interpreters.index.int_attr`."""
-    return int_attr(value, value_type, bitwidth)
 
 
 def write_pass(dst: np.ndarray, product: np.ndarray, accumulate: bool) -> None:
@@ -1328,32 +818,13 @@ def _mx_values(data: np.ndarray, scale: np.ndarray, value: SSAValue) -> np.ndarr
     return mx_matmul_operand(data, rows, x4_format(_elem_type(value)))
 
 
-def _matmul_into(dst: np.ndarray, stationary: PeOperand, moving: PeOperand, accumulate: bool):
-    """``dst (= | +=) stationary^T @ moving``, one PE pass: in place for the common f32
-    PSUM tile; a bf16 tile gets the f32 sum rounded (accumulating from its f32 value)."""
-    if dst.dtype == F32:
-        pe_pass_into(dst, stationary, moving, accumulate)
-        return
-    total = to_f32(dst) if accumulate else np.empty(dst.shape, dtype=F32)
-    pe_pass_into(total, stationary, moving, accumulate)
-    dst[...] = round_to(total, dst.dtype)
-
-
-def _same_sources(known: tuple[Any, ...], sources: tuple[Any, ...]) -> bool:
-    """The same arrays (by identity: a view never changes what it views) and equal
-    other values."""
-    return len(known) == len(sources) and all(
-        a is b if isinstance(b, np.ndarray) else a == b for a, b in zip(known, sources, strict=True)
-    )
-
-
-def _mx_pe_operand(data: np.ndarray, scale: np.ndarray, value: SSAValue) -> PeOperand:
+def _mx_pe_operand(data: np.ndarray, scale: np.ndarray, element_type: Attribute) -> PeOperand:
     """An x4 matmul operand ``[P, F]`` as a PE operand ``[4P, F]``
     (:func:`mxdsl.numerics.matmul.mx_pe_operand`: f32 values held as float64, K
     lane-major, the same order for both operands of every ``nc_matmul_mx``), its scale
     rows read from the quadrant layout."""
     rows = scale[scale_rows(data.shape[0])]  # advanced indexing: a fresh contiguous array
-    return mx_pe_operand(data, rows, x4_format(_elem_type(value)))
+    return mx_pe_operand(data, rows, x4_format(element_type))
 
 
 __all__ = [

@@ -4,7 +4,7 @@ A step is one op the interpreter runs (an op in a loop body counts once per iter
 ``func.call``, ``scf.for`` and the ops inside them each count), summed over all cores.
 :class:`StepLimit` counts them as an interpreter listener: every op passes the
 listeners before it runs, in xDSL's ``Interpreter._run_op`` and in the nisa loop engine
-(``mxdsl.interpreters.nisa._run_loop_body``) alike, so no op escapes the count.
+(``mxdsl.interpreters.nisa_engine``) alike, so no op escapes the count.
 
 :func:`estimate_steps` is the up-front side: a lower bound of the steps of one call,
 from the loops whose trip counts are constants (``scf.for`` over ``arith.constant``
