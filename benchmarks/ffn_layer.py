@@ -144,7 +144,6 @@ def main() -> None:
     import resource
 
     import numpy as np
-
     from xdsl.dialects import func
 
     print(f"load average: {load()}")
