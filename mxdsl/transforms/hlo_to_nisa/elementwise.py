@@ -1,11 +1,12 @@
 """StableHLO elementwise ops, compare and select, from JAX's MXFP8 quantization. Each op
 runs over [128-partition, free] tiles of its result (leading dims merged into rows, the
-last dim the free axis): DMA the operands in, one or two ISA ops, DMA out. i1 tensors are
-ui8 0 / 1 buffers. Each lowering is exact for the types it accepts: the ISA computes
-floats in f32 (exact for max / min / abs / negate / compare, and correctly rounded for
-+ - * / of f32 operands; for narrower floats the f32 result rounded again is still the
-correctly rounded one, f32 having more than 2p + 2 bits) and integers exactly
-(docs/nisa-interpreter.md), as StableHLO computes them."""
+last dim the free axis; a tensor of fewer than 128 rows whose elements fill 128 rows is
+seen as [128, size / 128]: :func:`partition_view`): DMA the operands in, one or two ISA
+ops, DMA out. i1 tensors are ui8 0 / 1 buffers. Each lowering is exact for the types it
+accepts: the ISA computes floats in f32 (exact for max / min / abs / negate / compare,
+and correctly rounded for + - * / of f32 operands; for narrower floats the f32 result
+rounded again is still the correctly rounded one, f32 having more than 2p + 2 bits) and
+integers exactly (docs/nisa-interpreter.md), as StableHLO computes them."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def elementwise(
     if not shape or 0 in shape:
         raise Refusal(f"{result.type}: only non-empty tensors of rank >= 1 are lowered")
     e = lowering.builder
-    rows, cols = rows_cols(shape)
+    rows, cols = partition_view(shape)
     p_alloc, f_alloc = min(PMAX, rows), min(ELEMENTWISE_FREE_TILE, cols)
     sources: list[tuple[SSAValue | None, SSAValue]] = []
     for operand in operands:
@@ -93,6 +94,20 @@ def elementwise(
             cols, ELEMENTWISE_FREE_TILE, "c", lambda c0, ct: tile(r0, rt, c0, ct)
         ),
     )
+
+
+def partition_view(shape: Sequence[int]) -> tuple[int, int]:
+    """The [rows, cols] view an elementwise op runs on: the leading dims merged into rows
+    and the last dim the free axis, or, when that leaves partitions idle (fewer than 128
+    rows) and the elements fill 128 rows exactly, the whole (row-major, contiguous)
+    tensor as [128, size / 128]. Elementwise, the view changes no result; the tiles
+    (at most 128 x 512 elements, (operands + 1) x 2 KiB per partition in f32) fit the
+    SBUF partition of every target."""
+    rows, cols = rows_cols(shape)
+    size = rows * cols
+    if rows < PMAX and size % PMAX == 0:
+        return PMAX, size // PMAX
+    return rows, cols
 
 
 def alu_op(
