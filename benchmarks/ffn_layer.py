@@ -21,7 +21,8 @@ Frobenius difference between the kernel and the golden (the MXFP8 quantization's
 a sanity check, not a bound), the peak resident memory and the load averages.
 ``--bir`` also lowers to bir and runs it (**bir_s**) and checks its bits equal nisa's.
 
-    python benchmarks/ffn_layer.py [--small] [--bir] [--blas-threads 1] [--seed 25]
+    python benchmarks/ffn_layer.py [--small | --program FILE.mlir] [--bir]
+        [--blas-threads 1] [--seed 25]
 """
 
 from __future__ import annotations
@@ -132,6 +133,9 @@ def load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--small", action="store_true", help="the T=8, H=32, I=64 layer")
+    parser.add_argument(
+        "--program", type=Path, help="another JAX-written SwiGLU FFN of (x, W1, W3, W2)"
+    )
     parser.add_argument("--bir", action="store_true", help="also lower to bir and run it")
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument(
@@ -147,7 +151,7 @@ def main() -> None:
     from xdsl.dialects import func
 
     print(f"load average: {load()}")
-    path = SMALL if args.small else LLAMA
+    path = args.program or (SMALL if args.small else LLAMA)
     ctx, module, bir_module, lower_s = lower(path, args.bir)
     main_op = next(
         o for o in module.walk() if isinstance(o, func.FuncOp) and o.sym_name.data == "main"
