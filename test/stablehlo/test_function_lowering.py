@@ -151,6 +151,9 @@ def test_a_few_values_against_math() -> None:
         ("2x4x8x64", "128x32"),  # rank 4, 4096 elements
         ("2x130x40", "260x40"),  # more than 128 rows: two row tiles
         ("1x1x1000", "1x1000"),  # one row, two free tiles
+        ("4x128x32", "128x128"),  # MX-block-wide last dim: wider free tiles
+        ("64x256x32", "1024x512"),  # 1024 rows of 512 instead of 16384 rows of 32
+        ("3x256x600", "768x600"),  # wide rows already: as written
     ],
 )
 def test_functions_of_any_rank(shape: str, view: str) -> None:
