@@ -115,8 +115,8 @@ def test_grid_fails_when_a_case_disagrees_with_its_golden(tmp_path, capsys):
     # preload): every case is reported, then the grid fails
     preload = tmp_path / "strict_tolerance.py"
     preload.write_text(
-        "from mxdsl.tools import mx_moe\n"
-        "mx_moe.TOLERANCE = {'bf16': 1e-9, 'f32': 1e-5, 'mx': 1e-2}\n"
+        "from mxdsl.tools import moe_case\n"
+        "moe_case.TOLERANCE = {'bf16': 1e-9, 'f32': 1e-5, 'mx': 1e-2}\n"
     )
     stdout = io.StringIO()
     argv = ["grid", "--implementations", "shard_on_i", "--activations", "silu"]
