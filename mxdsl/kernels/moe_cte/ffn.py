@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import MemRefType, f32, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mxdsl.dialects import nisa
-from mxdsl.dialects.nisa import ActivationFunction, AluOp, MemorySpace
+from mxdsl.dialects.nisa import ActivationFunction, AluOp, MemorySpace, OobMode
 from mxdsl.kernels.moe_cte.interface import DTYPES, accumulates, checkpoints, kernel_arguments
 from mxdsl.kernels.moe_cte.ir import Index, KernelBuilder, in_region
 from mxdsl.kernels.moe_cte.spec import (
@@ -575,7 +575,10 @@ class BlockFFN:
     ) -> None:
         """Bias, checkpoint, POST_SCALE and the scatter of token tile ``bt`` (its values
         ``h``, f32 [128, 512], the H chunk at column ``h0``) into the output ``plane``
-        ([T + 1, H]), columns ``h0 .. h0 + 512`` of the tile's rows."""
+        ([T + 1, H]), columns ``h0 .. h0 + 512`` of the tile's rows. The scatter (and
+        the read of an accumulating one) indexes rows ``[0, T)`` with ``oob_mode skip``:
+        padding slots (id T) move nothing, so no core touches the padding row T after
+        it is zeroed and the cores' scatters never meet there."""
         kb, g = self.kb, self.g
         if self.bias:
             kb.emit(nisa.TensorTensorOp(h, AluOp.ADD, h, self.db))
@@ -590,13 +593,15 @@ class BlockFFN:
         if self.post_scale:
             affc = kb.view(self.affc, [0, s, bt], [PMAX, 1, 1], drop=[1])
             kb.emit(nisa.TensorScalarOp(h, h, AluOp.MULTIPLY, affc))
-        columns = kb.view(plane, [0, h0], [g.T + 1, PSUM_FMAX])
+        # the T real rows only: a padding slot's id T is out of range, so its row is
+        # skipped (neither read nor written) and the padding row keeps its zeros
+        columns = kb.view(plane, [0, h0], [g.T, PSUM_FMAX])
         if self.accumulate:
-            kb.emit(nisa.DmaCopyOp(self.otile, columns, src_index=ids))
+            kb.emit(nisa.DmaCopyOp(self.otile, columns, src_index=ids, oob_mode=OobMode.SKIP))
             kb.emit(nisa.TensorTensorOp(self.otile, AluOp.ADD, self.otile, h))
-            kb.emit(nisa.DmaCopyOp(columns, self.otile, dst_index=ids))
+            kb.emit(nisa.DmaCopyOp(columns, self.otile, dst_index=ids, oob_mode=OobMode.SKIP))
         else:
-            kb.emit(nisa.DmaCopyOp(columns, h, dst_index=ids))
+            kb.emit(nisa.DmaCopyOp(columns, h, dst_index=ids, oob_mode=OobMode.SKIP))
 
     # ------------------------------------------------- output helpers
 
