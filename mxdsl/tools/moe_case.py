@@ -139,6 +139,7 @@ def problem(args: argparse.Namespace):  # noqa: ANN201
         up_clamp=args.clamp_up or (None, None),
         **({"mx_weights": args.mx_weights} if args.mx_weights else {}),
         gate_up_chunk=args.gate_up_chunk,
+        block_probes=getattr(args, "trace", None) is not None,
     )
     quant = QuantizationConfig(True, True) if args.fp8_weights else None
     return spec, sizes, options, quant

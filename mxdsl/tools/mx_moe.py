@@ -67,8 +67,9 @@ from mxdsl.kernels.moe_cte import (  # noqa: E402
     signature_text,
 )
 from mxdsl.kernels.moe_cte.dispatch import clock_text  # noqa: E402
+from mxdsl.kernels.moe_cte.interface import PROBES  # noqa: E402
 from mxdsl.kernels.moe_cte.reference import block_values_for, relative_error  # noqa: E402
-from mxdsl.kernels.moe_cte.reference.mx import dense_golden_for  # noqa: E402
+from mxdsl.kernels.moe_cte.reference.mx import dense_golden_for, mx_block_values_for  # noqa: E402
 from mxdsl.targets import DEFAULT_TARGET, TARGETS  # noqa: E402
 from mxdsl.tools.diagnostics import (  # noqa: E402
     DefaultsHelpFormatter,
@@ -314,10 +315,10 @@ def build_arg_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--trace",
         metavar="PREFIX",
-        help="write PREFIX.kernel.npz and PREFIX.golden.npz: per block the values both "
-        "compute (gate, up, down; the kernel's from its activation checkpoints, so "
-        "--checkpoint; the golden's also act and the scattered rows) and the output, "
-        "for mx-diff (docs/debugging.md)",
+        help="write PREFIX.kernel.npz and PREFIX.golden.npz: per active block the values "
+        "both compute (gate, up, act, down and the scattered rows; MX variants: down and "
+        "rows), the kernel's from probe outputs this build adds (no other output bit "
+        "changes), and the output, for mx-diff (docs/debugging.md)",
     )
     for p in (run, grid):
         p.add_argument(
@@ -537,19 +538,26 @@ def make_progress(
     return report
 
 
-def kernel_block_values(kernel, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # noqa: ANN001
-    """The kernel's per-block values from its activation checkpoints
-    (``gate_up_activations_T`` ``[N, 2, I, B]``, ``down_activations`` ``[N, B, H]``),
-    keyed as :func:`block_values_for` keys the golden's; empty without checkpoints."""
-    gate_up = outputs.get("gate_up_activations_T")
-    down = outputs.get("down_activations")
-    if gate_up is None or down is None:
-        return {}
+def kernel_block_values(kernel, inputs, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # noqa: ANN001
+    """The kernel's per-block values from its probe outputs (a kernel built with
+    ``block_probes``: ``probe_gate_up`` ``[N, 2, I, B]``, ``probe_act`` ``[N, I, B]``,
+    ``probe_down`` and ``probe_rows`` ``[N, B, H]``), keyed as :func:`block_values_for`
+    keys the golden's, active blocks only. A padding slot's scatter moves nothing (its
+    id T is skipped), so its scattered row is recorded as zero, as the golden's is."""
+    tokens = kernel.sizes.tokens
+    ids = np.asarray(inputs.arrays["token_position_to_id"]).reshape(kernel.sizes.blocks, -1)
+    gate_up, act = outputs.get("probe_gate_up"), outputs.get("probe_act")
     values: dict[str, np.ndarray] = {}
-    for b in range(gate_up.shape[0]):
-        values[f"block{b}.gate"] = np.ascontiguousarray(gate_up[b, 0].T)
-        values[f"block{b}.up"] = np.ascontiguousarray(gate_up[b, 1].T)
-        values[f"block{b}.down"] = np.asarray(down[b])
+    for b, active in enumerate(inputs.active_blocks):
+        if not active:
+            continue
+        if gate_up is not None and act is not None:
+            values[f"block{b}.gate"] = np.ascontiguousarray(gate_up[b, 0].T)
+            values[f"block{b}.up"] = np.ascontiguousarray(gate_up[b, 1].T)
+            values[f"block{b}.act"] = np.ascontiguousarray(act[b].T)
+        values[f"block{b}.down"] = np.asarray(outputs["probe_down"][b])
+        real = (ids[b] >= 0) & (ids[b] < tokens)
+        values[f"block{b}.rows"] = np.where(real[:, None], outputs["probe_rows"][b], 0)
     return values
 
 
@@ -557,14 +565,11 @@ def write_block_traces(prefix: str, kernel, inputs, checked: Checked, stdout: IO
     """``PREFIX.kernel.npz`` and ``PREFIX.golden.npz`` (named trace records, block by
     block, then the output), and the mx-diff command that compares them."""
     spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
-    if spec.implementation.is_mx:
-        raise ToolError(
-            "--trace: the per-block golden values are the dense golden's; run a bf16 / f32 "
-            "variant, or compare the MX output with -o"
-        )
+    is_mx = spec.implementation.is_mx
     with golden_blas_threads():
-        golden = block_values_for(spec, sizes, options, inputs)
-    mine = kernel_block_values(kernel, checked.outputs)
+        golden = (mx_block_values_for if is_mx else block_values_for)(spec, sizes, options, inputs)
+    mine = kernel_block_values(kernel, inputs, checked.outputs)
+    golden = {name: value for name, value in golden.items() if name in mine}
     golden["output"] = checked.golden
     mine["output"] = checked.result
     for path, values in ((f"{prefix}.kernel.npz", mine), (f"{prefix}.golden.npz", golden)):
@@ -572,14 +577,13 @@ def write_block_traces(prefix: str, kernel, inputs, checked: Checked, stdout: IO
         for name, value in values.items():
             trace.add(TraceRecord("moe", "", "", 0, name, np.asarray(value), name=name))
         write_atomically(path, trace.save)
-    if len(mine) == 1:
+    if is_mx:
         print(
-            "trace: the kernel's per-block values come from its activation checkpoints; "
-            "this variant writes none (shard_on_I with --checkpoint does), so "
-            f"{prefix}.kernel.npz holds the output only",
+            "trace: an MX kernel's gate, up and act are not traced (they live in the MX "
+            "pipeline's quantized tiles); its blocks' down and scattered rows are",
             file=stdout,
         )
-    tolerance = TOLERANCE[options.dtype]
+    tolerance = TOLERANCE["mx" if is_mx else options.dtype]
     print(
         f"trace: {prefix}.kernel.npz and {prefix}.golden.npz; the first block that leaves "
         f"the tolerance: mx-diff {prefix}.kernel.npz {prefix}.golden.npz --rtol "
@@ -676,7 +680,13 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     )
     if args.output:
         arrays = {"golden": checked.golden}
-        arrays.update({k: np.asarray(v, dtype=np.float32) for k, v in checked.outputs.items()})
+        arrays.update(
+            {
+                k: np.asarray(v, dtype=np.float32)
+                for k, v in checked.outputs.items()
+                if k not in PROBES
+            }
+        )
         write_atomically(args.output, lambda stream: savez(stream, arrays))
     if traces is not None:
         write_block_traces(traces, kernel, inputs, checked, stdout)
