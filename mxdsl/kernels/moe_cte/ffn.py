@@ -622,8 +622,9 @@ class BlockFFN:
                 [1, PMAX, PSUM_FMAX],
             )
             kb.emit(nisa.DmaCopyOp(dst, h))
-        probe = [b, kb.add(row0, kb.mul(bt, PMAX)), h0]
+        probe: list[Index] = []
         if self.probes:
+            probe = [b, kb.add(row0, kb.mul(bt, PMAX)), h0]
             dst = kb.view(self.arg["probe_down"], probe, [1, PMAX, PSUM_FMAX])
             kb.emit(nisa.DmaCopyOp(dst, h))
         ids = kb.view(self.ids, [0, s, bt], [PMAX, 1, 1], drop=[1])
