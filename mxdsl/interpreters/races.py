@@ -251,7 +251,6 @@ class _Tensor:
         self.start = int(array.__array_interface__["data"][0])
         self.nbytes = array.nbytes
         self.logs = [(_Log(), _Log()) for _ in range(cores)]  # (reads, writes) per core
-        self.discard: np.ndarray | None = None  # sorted byte offsets not checked
 
     def index_range(self, offsets: np.ndarray) -> str:
         """``name[a:b, c:d]``: the bounding box of the elements holding ``offsets``."""
@@ -274,19 +273,12 @@ class RaceChecker:
         self.tensors: dict[int, list[_Tensor]] = {}  # by id of the memory's owner
         self._owners: list[Any] = []  # keeps the owners alive (their ids stay unique)
 
-    def add_tensor(self, name: str, array: np.ndarray, discard: Any = None) -> None:
-        """Check accesses to ``array`` (an argument: HBM) as tensor ``name``, except the
-        elements ``array[discard]`` (a numpy index: a discard area whose contents are
-        not a result, such as the MoE kernels' padding row)."""
+    def add_tensor(self, name: str, array: np.ndarray) -> None:
+        """Check accesses to ``array`` (an argument: HBM) as tensor ``name``, every
+        element of it."""
         owner = array if array.base is None else array.base
         self._owners.append(owner)
         tensor = _Tensor(name, array, self.cores)
-        if discard is not None:
-            marks = np.zeros(array.shape, dtype=np.bool_)
-            marks[discard] = True
-            flat = np.flatnonzero(marks.reshape(-1)) * array.itemsize
-            spread = flat[:, None] + np.arange(array.itemsize, dtype=np.int64)
-            tensor.discard = spread.reshape(-1)
         self.tensors.setdefault(id(owner), []).append(tensor)
 
     def tensor_of(self, array: np.ndarray) -> tuple[_Tensor, int] | None:
@@ -476,8 +468,6 @@ class RaceChecker:
                         common = overlapping_bytes(
                             elements, itemsize, other_elements, other_size, window
                         )
-                        if common.size and tensor.discard is not None:
-                            common = np.setdiff1d(common, tensor.discard, assume_unique=True)
                         if common.size:
                             raise HbmRaceError(
                                 _race_message(

@@ -34,7 +34,7 @@ a barrier did before it is ordered before what each does after it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -309,18 +309,14 @@ class SpmdRun:
         function: Operation | str,
         inputs: tuple[Any, ...],
         names: Sequence[str] | None = None,
-        discard: Mapping[int, Any] | None = None,
     ) -> list[tuple[Any, ...]]:
         """Run ``function`` on every core; the per-core results, core 0 first.
-        ``names``: the arguments' names in race reports (default ``argI``);
-        ``discard``: per argument position, a numpy index of elements not race-checked
-        (a discard area whose contents are not a result)."""
+        ``names``: the arguments' names in race reports (default ``argI``)."""
         if self.checker is not None:
             for index, value in enumerate(inputs):
                 if isinstance(value, np.ndarray):
                     name = names[index] if names is not None else f"arg{index}"
-                    area = (discard or {}).get(index)
-                    self.checker.add_tensor(name, value, area)
+                    self.checker.add_tensor(name, value)
         interpreters = []
         for core in self.cores:
             listeners: list[Interpreter.Listener] = [_Tracker(core, self)]
@@ -399,7 +395,6 @@ def run_spmd(
     num_programs: int,
     schedule: str = "parallel",
     names: Sequence[str] | None = None,
-    discard: Mapping[int, Any] | None = None,
     races: bool = True,
 ) -> list[tuple[Any, ...]]:
     """Run ``function`` as ``num_programs`` programs sharing ``inputs`` (HBM) under
@@ -409,12 +404,11 @@ def run_spmd(
     ``lambda ls: make_interpreter(module, ctx, listeners=ls)``). Returns each core's
     results; raises :class:`SpmdError` on a deadlock or exchange mismatch,
     :class:`~mxdsl.interpreters.races.HbmRaceError` on an HBM race (its tensors named
-    ``names``, default ``argI``; ``discard``: elements left unchecked, by argument
-    position, see :meth:`SpmdRun.run`), and the failing core's error (prefixed
+    ``names``, default ``argI``), and the failing core's error (prefixed
     ``core N:``) otherwise. ``races=False`` skips the race check (for measuring its
     cost: a racy program then gives whatever the interleaving gives)."""
     run = SpmdRun(num_programs, schedule, races)
-    return run.run(make_interpreter, function, inputs, names, discard)
+    return run.run(make_interpreter, function, inputs, names)
 
 
 __all__ = ["SCHEDULES", "SpmdError", "SpmdRun", "describe_op", "run_spmd"]

@@ -56,7 +56,7 @@ from mxdsl.kernels.moe_cte.reference import golden_for, make_inputs, relative_er
 from mxdsl.kernels.moe_cte.reference.mx import make_mx_inputs, mx_golden_for
 from mxdsl.numerics.fast import available_cpus
 from mxdsl.targets import TRN2, TRN3, Target
-from mxdsl.tools import mx_moe
+from mxdsl.tools import moe_case
 from mxdsl.tools.diagnostics import write_atomically
 from mxdsl.tools.mx_run import available_memory
 
@@ -216,7 +216,7 @@ def peak_memory() -> int:
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    return mx_moe.peak_resident_bytes()
+    return moe_case.peak_resident_bytes()
 
 
 def worker_address() -> str:
@@ -250,7 +250,7 @@ def execute_case(case: GridCase) -> dict[str, Any]:
 
 
 def error_text(err: BaseException) -> str:
-    if isinstance(err, mx_moe.ToolError | MoECTEConfigError):
+    if isinstance(err, moe_case.ToolError | MoECTEConfigError):
         return str(err)
     return f"{type(err).__name__}: {err}"
 
@@ -259,7 +259,7 @@ def error_text(err: BaseException) -> str:
 def interpreter_threads() -> Iterator[None]:
     """One BLAS thread for the interpreter (as ``mx-moe`` sets before numpy loads; a
     ``dask worker`` started elsewhere did not), unless the user chose a count."""
-    if mx_moe.USER_CHOSE_BLAS_THREADS:
+    if moe_case.USER_CHOSE_BLAS_THREADS:
         yield
         return
     with threadpool_limits(limits=1, user_api="blas"):
@@ -269,9 +269,9 @@ def interpreter_threads() -> Iterator[None]:
 def run_case(case: GridCase) -> dict[str, Any]:
     """A run case: build, seeded inputs, the kernel against its golden (``mx-moe run``)."""
     assert case.args is not None
-    kernel = mx_moe.build(case.args)
-    inputs = mx_moe.seeded_inputs(kernel, case.args)
-    checked = mx_moe.check(kernel, inputs, None, mx_moe.fast_path_setting(case.args))
+    kernel = moe_case.build(case.args)
+    inputs = moe_case.seeded_inputs(kernel, case.args)
+    checked = moe_case.check(kernel, inputs, None, moe_case.fast_path_setting(case.args))
     over = f"error {checked.error:.3e} above the tolerance {checked.tolerance:g}"
     return {
         "status": OK if checked.ok else FAILED,
@@ -345,7 +345,7 @@ def nkilib_cases(implementations: list[str], sample_tokens: int) -> list[GridCas
                 "target": target_of(impl).name,
             }
             key = case_key({"kind": NKILIB, "sample_tokens": sample_tokens, **config})
-            memory = 2 * mx_moe.FIXED_MEMORY  # the IR of the builds, and a small sample run
+            memory = 2 * moe_case.FIXED_MEMORY  # the IR of the builds, and a small sample run
             cases.append(GridCase(len(cases), NKILIB, key, config, memory, None, sample_tokens))
     return cases
 
@@ -379,13 +379,13 @@ class ResultsStore:
             self.db.execute(f"CREATE TABLE IF NOT EXISTS cases ({columns})")
             found = [r[1] for r in self.db.execute("PRAGMA table_info(cases)")]
         except sqlite3.Error as err:
-            raise mx_moe.ToolError(
+            raise moe_case.ToolError(
                 f"{where}: not a results database of mx-moe grid ({err}); name a new file "
                 "or one an earlier mx-moe grid wrote"
             ) from None
         if tuple(found) != COLUMN_NAMES:
             self.db.close()
-            raise mx_moe.ToolError(
+            raise moe_case.ToolError(
                 f"{where}: its table 'cases' has other columns than mx-moe grid writes; "
                 "name a new file"
             )
@@ -524,7 +524,7 @@ def connect(settings: DaskSettings) -> Any:
     try:
         client = Client(address, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as err:
-        raise mx_moe.ToolError(
+        raise moe_case.ToolError(
             f"cannot reach the Dask scheduler at {address} within {timeout:g} s "
             f"({' '.join(str(err).split())}); give the tcp://HOST:PORT address that "
             "`dask scheduler` prints, and check that it is running"
@@ -533,7 +533,7 @@ def connect(settings: DaskSettings) -> Any:
         client.wait_for_workers(1, timeout=timeout)
     except (OSError, TimeoutError):
         client.close()
-        raise mx_moe.ToolError(
+        raise moe_case.ToolError(
             f"the Dask scheduler at {address} has no worker after {timeout:g} s; start "
             f"one with `dask worker {address}`"
         ) from None
@@ -710,7 +710,7 @@ class GridProgress:
         if not self.enabled or self.bar is not None:
             return
         now = time.monotonic()
-        if not final and now - self.last < mx_moe.PROGRESS_INTERVAL:
+        if not final and now - self.last < moe_case.PROGRESS_INTERVAL:
             return
         self.last = now
         elapsed = now - self.start
@@ -797,7 +797,7 @@ def run_grid_cases(
                 if results
                 else ("not kept (--results FILE keeps them)")
             )
-            raise mx_moe.ToolError(
+            raise moe_case.ToolError(
                 f"interrupted: {len(rows)} of {len(cases)} cases finished, {kept}"
             ) from None
         finally:

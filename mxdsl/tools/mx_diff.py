@@ -233,8 +233,25 @@ class Finding:
             f"{_element(self.b.value, d.first)}"
         )
         if self.a.name.startswith("block") and d.first:
-            out.append(f"  in {self.a.name.split('.')[0]}, 128-row tile {d.first[0] // 128}")
+            out.append(f"  in {block_tile(self.a.name, d.first)}")
         return out
+
+
+BLOCK_COLUMN_TILES = {"gate": ("I", 128), "up": ("I", 128), "act": ("I", 128)}
+"""The column tile of a MoE block value (``[B, I]``: 128-column I tiles, as the kernels'
+gate / up passes; ``[B, H]``, down and rows: 512-column H chunks, one PSUM bank)."""
+
+
+def block_tile(name: str, index: tuple[int, ...]) -> str:
+    """Where ``index`` of the MoE block value ``name`` (``block3.down``) lies in the
+    kernels' tiling: ``block3, 128-row tile 1, 512-column H chunk 0``."""
+    block, _, value = name.partition(".")
+    where = f"{block}, 128-row tile {index[0] // 128}"
+    if len(index) < 2:
+        return where
+    dim, width = BLOCK_COLUMN_TILES.get(value, ("H", 512))
+    noun = "chunk" if dim == "H" else "tile"
+    return f"{where}, {width}-column {dim} {noun} {index[1] // width}"
 
 
 def first_difference(

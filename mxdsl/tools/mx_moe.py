@@ -27,64 +27,50 @@ reported before any work (exit 1).
 
 from __future__ import annotations
 
-import os
-
-# The interpreter runs one simulated core at a time on tile-sized matmuls: BLAS worker
-# threads only add contention there (on a busy machine, oversubscribed OpenBLAS threads
-# slowed a run 20x). One thread unless the caller chose otherwise; set before numpy loads.
-_BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-USER_CHOSE_BLAS_THREADS = any(_var in os.environ for _var in _BLAS_THREAD_VARIABLES)
-for _var in _BLAS_THREAD_VARIABLES:
-    os.environ.setdefault(_var, "1")
+# First: the case module sets the BLAS thread count before numpy loads (see there).
+from mxdsl.tools.moe_case import (  # isort: skip
+    ACTIVATIONS,
+    PROGRESS_INTERVAL,
+    SCALINGS,
+    TOLERANCE,
+    USER_CHOSE_BLAS_THREADS,
+    Checked,
+    ToolError,
+    build,
+    check,
+    check_memory,
+    fast_path_setting,
+    gib_text,
+    golden_blas_threads,
+    peak_resident_bytes,
+    problem,
+    run_memory,
+    seeded_inputs,
+)
 
 import argparse  # noqa: E402
 import itertools  # noqa: E402
 import math  # noqa: E402
-import resource  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable, Iterator, Sequence  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
 from typing import IO  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
-from xdsl.utils.exceptions import VerifyException  # noqa: E402
 
 from mxdsl import __version__  # noqa: E402
-from mxdsl.interpreters.fast_path import NO_FAST_PATH_ENV, fast_path_option  # noqa: E402
+from mxdsl.interpreters.fast_path import NO_FAST_PATH_ENV  # noqa: E402
 from mxdsl.interpreters.trace import Trace, TraceRecord  # noqa: E402
 from mxdsl.kernels.moe_cte import (  # noqa: E402
-    ActFnType,
-    ExpertAffinityScaleMode,
-    MoECTEConfigError,
     MoECTEImplementation,
-    MoECTEOptions,
-    MoECTESizes,
-    MoECTESpec,
-    NotBuiltYetError,
-    QuantizationConfig,
-    ShardOnBlockConfig,
-    ShardOnIConfig,
-    build_moe_cte,
     progress_bar,
     signature_text,
 )
 from mxdsl.kernels.moe_cte.dispatch import clock_text  # noqa: E402
-from mxdsl.kernels.moe_cte.reference import (  # noqa: E402
-    block_values_for,
-    golden_for,
-    make_inputs,
-    relative_error,
-)
-from mxdsl.kernels.moe_cte.reference.mx import (  # noqa: E402
-    dense_golden_for,
-    make_mx_inputs,
-    mx_golden_for,
-)
-from mxdsl.numerics.fast import available_cpus  # noqa: E402
-from mxdsl.targets import DEFAULT_TARGET, TARGETS, get_target  # noqa: E402
+from mxdsl.kernels.moe_cte.interface import PROBES  # noqa: E402
+from mxdsl.kernels.moe_cte.reference import block_values_for, relative_error  # noqa: E402
+from mxdsl.kernels.moe_cte.reference.mx import dense_golden_for, mx_block_values_for  # noqa: E402
+from mxdsl.targets import DEFAULT_TARGET, TARGETS  # noqa: E402
 from mxdsl.tools.diagnostics import (  # noqa: E402
     DefaultsHelpFormatter,
     check_distinct_files,
@@ -94,26 +80,19 @@ from mxdsl.tools.diagnostics import (  # noqa: E402
     run_tool,
     write_atomically,
 )
-from mxdsl.tools.mx_run import available_memory, memory_size  # noqa: E402
+from mxdsl.tools.moe_grid import (  # noqa: E402
+    RUN,
+    DaskSettings,
+    GridCase,
+    case_key,
+    nkilib_cases,
+    run_grid_cases,
+    summary_png,
+    summary_table,
+)
+from mxdsl.tools.mx_run import memory_size  # noqa: E402
 
 TOOL = "mx-moe"
-
-ACTIVATIONS = {
-    "silu": ActFnType.SiLU,
-    "gelu": ActFnType.GELU,
-    "gelu_tanh_approx": ActFnType.GELU_Tanh_Approx,
-    "swish": ActFnType.Swish,
-}
-SCALINGS = {
-    "no_scale": ExpertAffinityScaleMode.NO_SCALE,
-    "post_scale": ExpertAffinityScaleMode.POST_SCALE,
-    "pre_scale": ExpertAffinityScaleMode.PRE_SCALE,
-}
-TOLERANCE = {"bf16": 1e-2, "f32": 1e-5, "mx": 1e-2}  # mx: against the MX-aware golden
-
-
-class ToolError(Exception):
-    pass
 
 
 def clamp_limits(text: str) -> tuple[float | None, float | None]:
@@ -336,10 +315,10 @@ def build_arg_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--trace",
         metavar="PREFIX",
-        help="write PREFIX.kernel.npz and PREFIX.golden.npz: per block the values both "
-        "compute (gate, up, down; the kernel's from its activation checkpoints, so "
-        "--checkpoint; the golden's also act and the scattered rows) and the output, "
-        "for mx-diff (docs/debugging.md)",
+        help="write PREFIX.kernel.npz and PREFIX.golden.npz: per active block the values "
+        "both compute (gate, up, act, down and the scattered rows; MX variants: down and "
+        "rows), the kernel's from probe outputs this build adds (no other output bit "
+        "changes), and the output, for mx-diff (docs/debugging.md)",
     )
     for p in (run, grid):
         p.add_argument(
@@ -506,78 +485,6 @@ def int_list(text: str) -> list[int]:
     return values
 
 
-def problem(args: argparse.Namespace):  # noqa: ANN201
-    impl = MoECTEImplementation[args.implementation]
-    dropping = impl == MoECTEImplementation.shard_on_i_dropping
-    block = args.block_size
-    if block is None:
-        block = 128 if impl.shards_on_block else 256
-    blocks = args.blocks
-    if blocks is None and dropping:
-        blocks = args.experts
-    intermediate = args.intermediate
-    if intermediate is None:  # the bf16 default is too small for MX
-        intermediate = (512 if impl.shards_on_block else 1024) if impl.is_mx else 256
-    if args.mx_weights is not None and not impl.is_mx:
-        raise ToolError(
-            f"--mx-weights applies to the MX variants only; {impl.name} has bf16 weights "
-            "(--fp8-weights for float8 weights)"
-        )
-    i_options = args.checkpoint or args.affinity_on_i or args.num_static_block is not None
-    if i_options and impl.shards_on_block:
-        raise ToolError(
-            "--checkpoint, --affinity-on-i and --num-static-block are ShardOnIConfig "
-            f"options; {impl.name} shards on blocks"
-        )
-    hybrids = (MoECTEImplementation.shard_on_i_hybrid, MoECTEImplementation.shard_on_i_mx_hybrid)
-    if args.num_static_block is not None and impl not in hybrids:
-        raise ToolError("--num-static-block applies to shard_on_i_hybrid / shard_on_i_mx_hybrid")
-    if args.live_blocks is not None and impl not in (
-        *hybrids,
-        MoECTEImplementation.shard_on_block_mx,
-    ):
-        raise ToolError(
-            "--live-blocks applies to shard_on_i_hybrid, shard_on_i_mx_hybrid and "
-            "shard_on_block_mx only"
-        )
-    if impl.is_mx and args.fp8_weights:
-        raise ToolError(f"--fp8-weights does not apply to {impl.name}: use --mx-weights")
-    cfg = None
-    if not impl.shards_on_block:
-        cfg = ShardOnIConfig(
-            checkpoint_activation=args.checkpoint,
-            expert_affinity_multiply_on_I=args.affinity_on_i,
-            num_static_block=args.num_static_block,
-        )
-    block_cfg = None
-    if impl == MoECTEImplementation.shard_on_block_mx:
-        block_cfg = ShardOnBlockConfig(
-            n_static_blocks=args.n_static_blocks, n_dynamic_blocks=args.n_dynamic_blocks
-        )
-    spec = MoECTESpec(impl, shard_on_block=block_cfg, shard_on_I=cfg)
-    sizes = MoECTESizes(
-        hidden=args.hidden,
-        intermediate=intermediate,
-        experts=args.experts,
-        tokens=args.tokens,
-        block_size=block,
-        top_k=args.top_k,
-        n_blocks=blocks,
-    )
-    options = MoECTEOptions(
-        dtype=args.dtype,
-        activation=ACTIVATIONS[args.activation],
-        scaling=SCALINGS[args.scaling],
-        bias=args.bias,
-        gate_clamp=args.clamp_gate or (None, None),
-        up_clamp=args.clamp_up or (None, None),
-        **({"mx_weights": args.mx_weights} if args.mx_weights else {}),
-        gate_up_chunk=args.gate_up_chunk,
-    )
-    quant = QuantizationConfig(True, True) if args.fp8_weights else None
-    return spec, sizes, options, quant
-
-
 def header(kernel, args: argparse.Namespace) -> str:  # noqa: ANN001
     s = kernel.sizes
     lines = [
@@ -602,81 +509,6 @@ def _npz_arrays(kernel, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
             value = np.zeros(a.shape, dtype=a.numpy_dtype)
         out.update(output_arrays(f"arg{i}", value))
     return out
-
-
-def build(args: argparse.Namespace):  # noqa: ANN201
-    """The kernel of one case (``problem(args)``); a refused size or option is a
-    ``ToolError``."""
-    spec, sizes, options, quant = problem(args)
-    try:
-        kernel = build_moe_cte(spec, sizes, options, quant, get_target(args.target))
-    except (MoECTEConfigError, NotBuiltYetError) as err:
-        raise ToolError(str(err)) from None
-    except VerifyException as err:  # a size the kernel's ops refuse (e.g. an SBUF tile)
-        message = f"{spec.implementation.name} cannot be built at these sizes: {err}"
-        raise ToolError(message) from None
-
-    if getattr(args, "level", "nisa") == "bir":
-        from mxdsl.tools.diagnostics import OpDiagnostic
-        from mxdsl.transforms.lower_nisa_to_bir import lower_nisa_to_bir
-
-        try:
-            replaced = lower_nisa_to_bir(kernel.module, kernel.target)
-        except OpDiagnostic as err:
-            raise ToolError(f"lowering to bir: {err.message}") from None
-        kernel.progress_ops = [replaced.get(op, op) for op in kernel.progress_ops]
-    return kernel
-
-
-FIXED_MEMORY = 256 << 20
-"""Python, numpy, xDSL, the IR and the interpreters (about 120 MB measured, doubled)."""
-
-
-def run_memory(kernel) -> tuple[int, int]:  # noqa: ANN001
-    """(the bytes a run of ``kernel`` needs, its HBM argument bytes): the arguments held
-    once (the interpreter reads them in place), the reference side's working set — one
-    expert's float32 weights with their unpack / packing temporaries (6 x), the float32
-    ``[T, H]`` arrays of the goldens and the result (5 x) — and the fixed part
-    (issue 16's measurements: docs/moe-cte.md, "Memory and time at nkilib's largest size")."""
-    args = sum(math.prod(a.shape) * a.numpy_dtype.itemsize for a in kernel.arguments)
-    sizes = kernel.sizes
-    expert = 3 * sizes.hidden * sizes.intermediate * 4
-    rows = (sizes.tokens + 1) * sizes.hidden * 4
-    return args + 6 * expert + 5 * rows + FIXED_MEMORY, args
-
-
-def check_memory(kernel, args: argparse.Namespace, label: str = "") -> int:  # noqa: ANN001
-    """The bytes a run of ``kernel`` needs (an estimate, :func:`run_memory`); refuse
-    beyond ``--max-memory`` (default: what this machine has available) before any input
-    is made."""
-    needed, arguments = run_memory(kernel)
-    if args.max_memory == 0:
-        return needed
-    budget = available_memory() if args.max_memory is None else args.max_memory
-    if budget is not None and needed > budget:
-        where = "this machine has available" if args.max_memory is None else "--max-memory"
-        raise ToolError(
-            f"{label}a run at these sizes needs about {_gib(needed)} (the kernel's "
-            f"{len(kernel.arguments)} arguments, {_gib(arguments)}, and the goldens' "
-            f"working arrays) but {where} {_gib(budget)}; use smaller sizes, or "
-            "--max-memory SIZE (0: no limit)"
-        )
-    return needed
-
-
-def peak_resident_bytes() -> int:
-    """This process's peak resident set size so far (``getrusage``: kilobytes on Linux,
-    bytes on macOS)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024
-
-
-def _gib(size: int) -> str:
-    return f"{size / (1 << 30):.3g} GiB"
-
-
-PROGRESS_INTERVAL = 10.0
-"""Seconds between the plain progress lines written when stderr is not a terminal."""
 
 
 def make_progress(
@@ -706,91 +538,26 @@ def make_progress(
     return report
 
 
-def seeded_inputs(kernel, args: argparse.Namespace):  # noqa: ANN001, ANN201
-    """The seeded routed inputs of ``kernel`` (MX layouts for the MX variants)."""
-    spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
-    try:
-        if spec.implementation.is_mx:
-            return make_mx_inputs(spec, sizes, options, args.seed, args.live_blocks)
-        return make_inputs(spec, sizes, options, kernel.quantization, args.seed, args.live_blocks)
-    except MoECTEConfigError as err:
-        raise ToolError(str(err)) from None
-
-
-@dataclass(frozen=True)
-class Checked:
-    """One kernel run against its golden."""
-
-    outputs: dict[str, np.ndarray]
-    golden: np.ndarray
-    result: np.ndarray  # the output's [T, H] rows (plane 0 of a per-core layout)
-    error: float
-    tolerance: float
-    kernel_time: float
-    golden_time: float
-    kernel_cpu: float  # process CPU time (every thread), beside the wall times above
-    golden_cpu: float
-
-    @property
-    def ok(self) -> bool:
-        return self.error <= self.tolerance
-
-
-@contextmanager
-def golden_blas_threads() -> Iterator[None]:
-    """BLAS on every core this process may use while a golden runs: its float32 matmuls
-    are large (one expert's rows at a time), where threads pay off, unlike the
-    interpreter's tile-sized passes. Left alone when the caller set the thread count."""
-    if USER_CHOSE_BLAS_THREADS:
-        yield
-        return
-    with threadpool_limits(limits=available_cpus(), user_api="blas"):
-        yield
-
-
-def check(
-    kernel,  # noqa: ANN001
-    inputs,  # noqa: ANN001
-    progress,  # noqa: ANN001
-    fast_path: bool | None = None,
-    schedule: str = "parallel",
-) -> Checked:
-    """Run ``kernel`` on 2 simulated cores and its golden on ``inputs``, both timed
-    (``fast_path=False``: the interpreters' reference mode; ``schedule``: the cores at
-    once or in turn)."""
-    spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
-    start, start_cpu = time.perf_counter(), time.process_time()
-    outputs = kernel.run(inputs.arrays, progress, fast_path=fast_path, schedule=schedule)
-    kernel_time, kernel_cpu = time.perf_counter() - start, time.process_time() - start_cpu
-    start, start_cpu = time.perf_counter(), time.process_time()
-    is_mx = spec.implementation.is_mx
-    with golden_blas_threads():
-        golden = (mx_golden_for if is_mx else golden_for)(spec, sizes, options, inputs)
-    golden_time, golden_cpu = time.perf_counter() - start, time.process_time() - start_cpu
-    result = outputs["output"]
-    if result.ndim == 3:  # plane 0 holds the sum: [T+1, 2, H] (bf16), [2, T+1, H] (MX)
-        result = result[0] if is_mx else result[:, 0, :]
-    result = result[: sizes.tokens].astype(np.float32)
-    error = relative_error(result, golden)
-    tolerance = TOLERANCE["mx" if is_mx else options.dtype]
-    return Checked(
-        outputs, golden, result, error, tolerance, kernel_time, golden_time, kernel_cpu, golden_cpu
-    )
-
-
-def kernel_block_values(kernel, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # noqa: ANN001
-    """The kernel's per-block values from its activation checkpoints
-    (``gate_up_activations_T`` ``[N, 2, I, B]``, ``down_activations`` ``[N, B, H]``),
-    keyed as :func:`block_values_for` keys the golden's; empty without checkpoints."""
-    gate_up = outputs.get("gate_up_activations_T")
-    down = outputs.get("down_activations")
-    if gate_up is None or down is None:
-        return {}
+def kernel_block_values(kernel, inputs, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:  # noqa: ANN001
+    """The kernel's per-block values from its probe outputs (a kernel built with
+    ``block_probes``: ``probe_gate_up`` ``[N, 2, I, B]``, ``probe_act`` ``[N, I, B]``,
+    ``probe_down`` and ``probe_rows`` ``[N, B, H]``), keyed as :func:`block_values_for`
+    keys the golden's, active blocks only. A padding slot's scatter moves nothing (its
+    id T is skipped), so its scattered row is recorded as zero, as the golden's is."""
+    tokens = kernel.sizes.tokens
+    ids = np.asarray(inputs.arrays["token_position_to_id"]).reshape(kernel.sizes.blocks, -1)
+    gate_up, act = outputs.get("probe_gate_up"), outputs.get("probe_act")
     values: dict[str, np.ndarray] = {}
-    for b in range(gate_up.shape[0]):
-        values[f"block{b}.gate"] = np.ascontiguousarray(gate_up[b, 0].T)
-        values[f"block{b}.up"] = np.ascontiguousarray(gate_up[b, 1].T)
-        values[f"block{b}.down"] = np.asarray(down[b])
+    for b, active in enumerate(inputs.active_blocks):
+        if not active:
+            continue
+        if gate_up is not None and act is not None:
+            values[f"block{b}.gate"] = np.ascontiguousarray(gate_up[b, 0].T)
+            values[f"block{b}.up"] = np.ascontiguousarray(gate_up[b, 1].T)
+            values[f"block{b}.act"] = np.ascontiguousarray(act[b].T)
+        values[f"block{b}.down"] = np.asarray(outputs["probe_down"][b])
+        real = (ids[b] >= 0) & (ids[b] < tokens)
+        values[f"block{b}.rows"] = np.where(real[:, None], outputs["probe_rows"][b], 0)
     return values
 
 
@@ -798,14 +565,11 @@ def write_block_traces(prefix: str, kernel, inputs, checked: Checked, stdout: IO
     """``PREFIX.kernel.npz`` and ``PREFIX.golden.npz`` (named trace records, block by
     block, then the output), and the mx-diff command that compares them."""
     spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
-    if spec.implementation.is_mx:
-        raise ToolError(
-            "--trace: the per-block golden values are the dense golden's; run a bf16 / f32 "
-            "variant, or compare the MX output with -o"
-        )
+    is_mx = spec.implementation.is_mx
     with golden_blas_threads():
-        golden = block_values_for(spec, sizes, options, inputs)
-    mine = kernel_block_values(kernel, checked.outputs)
+        golden = (mx_block_values_for if is_mx else block_values_for)(spec, sizes, options, inputs)
+    mine = kernel_block_values(kernel, inputs, checked.outputs)
+    golden = {name: value for name, value in golden.items() if name in mine}
     golden["output"] = checked.golden
     mine["output"] = checked.result
     for path, values in ((f"{prefix}.kernel.npz", mine), (f"{prefix}.golden.npz", golden)):
@@ -813,28 +577,19 @@ def write_block_traces(prefix: str, kernel, inputs, checked: Checked, stdout: IO
         for name, value in values.items():
             trace.add(TraceRecord("moe", "", "", 0, name, np.asarray(value), name=name))
         write_atomically(path, trace.save)
-    if len(mine) == 1:
+    if is_mx:
         print(
-            "trace: the kernel's per-block values come from its activation checkpoints; "
-            "this variant writes none (shard_on_I with --checkpoint does), so "
-            f"{prefix}.kernel.npz holds the output only",
+            "trace: an MX kernel's gate, up and act are not traced (they live in the MX "
+            "pipeline's quantized tiles); its blocks' down and scattered rows are",
             file=stdout,
         )
-    tolerance = TOLERANCE[options.dtype]
+    tolerance = TOLERANCE["mx" if is_mx else options.dtype]
     print(
         f"trace: {prefix}.kernel.npz and {prefix}.golden.npz; the first block that leaves "
         f"the tolerance: mx-diff {prefix}.kernel.npz {prefix}.golden.npz --rtol "
         f"{tolerance:g} --atol {tolerance:g}",
         file=stdout,
     )
-
-
-def fast_path_setting(args: argparse.Namespace) -> bool:
-    """The interpreters' fast path for this command (``--no-fast-path``, the environment)."""
-    try:
-        return fast_path_option(getattr(args, "no_fast_path", False))
-    except ValueError as err:
-        raise ToolError(str(err)) from None
 
 
 def run(args: argparse.Namespace, stdout: IO[str]) -> None:
@@ -873,7 +628,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     needed = check_memory(kernel, args)
     start, start_cpu = time.perf_counter(), time.process_time()
     if needed > NOTE_MEMORY:
-        report(TOOL, f"this run needs about {_gib(needed)} of memory", kind="note")
+        report(TOOL, f"this run needs about {gib_text(needed)} of memory", kind="note")
     inputs = seeded_inputs(kernel, args)
     impl = spec.implementation
     print(
@@ -919,13 +674,19 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     peak = peak_resident_bytes()
     print(
         f"run in all (inputs, kernel, goldens): {wall:.1f} s wall, {cpu:.1f} s CPU; peak "
-        f"resident memory {_gib(peak)}, {peak / max(arguments, 1):.2f} x the HBM "
-        f"arguments ({_gib(arguments)})",
+        f"resident memory {gib_text(peak)}, {peak / max(arguments, 1):.2f} x the HBM "
+        f"arguments ({gib_text(arguments)})",
         file=stdout,
     )
     if args.output:
         arrays = {"golden": checked.golden}
-        arrays.update({k: np.asarray(v, dtype=np.float32) for k, v in checked.outputs.items()})
+        arrays.update(
+            {
+                k: np.asarray(v, dtype=np.float32)
+                for k, v in checked.outputs.items()
+                if k not in PROBES
+            }
+        )
         write_atomically(args.output, lambda stream: savez(stream, arrays))
     if traces is not None:
         write_block_traces(traces, kernel, inputs, checked, stdout)
@@ -961,8 +722,6 @@ GRID_NOT_CONFIG = frozenset(
 def grid_settings(args: argparse.Namespace):  # noqa: ANN201
     """Where ``grid`` runs its cases (``--scheduler``, ``--workers``), checked before any
     work, with the ``--results`` and ``--summary`` files."""
-    from mxdsl.tools.moe_grid import DaskSettings
-
     if args.scheduler is not None and args.workers is not None:
         raise ToolError(
             "--workers sizes the local cluster; with --scheduler the cluster has its own"
@@ -1000,8 +759,6 @@ def options_text(case: argparse.Namespace) -> str:
 def grid_cases(args: argparse.Namespace) -> tuple[list, list[list]]:
     """The cases of ``grid`` (every combination of its lists, each kernel built to check
     it and to estimate its memory; a refused case is a ``ToolError``) and the lists."""
-    from mxdsl.tools.moe_grid import RUN, GridCase, case_key
-
     if args.implementations is None:
         args.implementations = [m.name for m in MoECTEImplementation if not m.is_mx]
     lists = [getattr(args, plural) for plural, _ in GRID_AXES]
@@ -1050,8 +807,6 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
     kernels are built first (a refused case stops the grid before any run; the build also
     gives each case's memory estimate), then every case runs as a Dask task
     (mxdsl/tools/moe_grid.py), one row per case in case order."""
-    from mxdsl.tools.moe_grid import run_grid_cases
-
     settings = grid_settings(args)
     cases, lists = grid_cases(args)
 
@@ -1090,8 +845,6 @@ def run_grid(args: argparse.Namespace, stdout: IO[str]) -> None:
 
 def finish_grid(args: argparse.Namespace, rows: list[dict], what: str, stdout: IO[str]) -> None:
     """The summary line, ``--summary``'s table and PNG, and exit 1 if a row failed."""
-    from mxdsl.tools.moe_grid import summary_png, summary_table
-
     ok = sum(row["status"] == "ok" for row in rows)
     errors = sum(row["status"] == "error" for row in rows)
     failed = len(rows) - ok - errors
@@ -1108,8 +861,6 @@ def finish_grid(args: argparse.Namespace, rows: list[dict], what: str, stdout: I
 def run_nkilib(args: argparse.Namespace, stdout: IO[str]) -> None:
     """``grid --nkilib`` (mxdsl/tools/moe_grid.py), one Dask task per (variant, size);
     exit 1 if a size is refused or a sample run disagrees with its golden."""
-    from mxdsl.tools.moe_grid import nkilib_cases, run_grid_cases
-
     if args.sample_tokens < 0:
         raise ToolError(f"--sample-tokens must be >= 0, got {args.sample_tokens}")
     settings = grid_settings(args)
@@ -1168,4 +919,16 @@ def console_main() -> None:
     console_exit(main, TOOL)
 
 
-__all__ = ["attach_clamp_values", "build_arg_parser", "main"]
+__all__ = [  # with what the case module gives (tests and benchmarks reach it here)
+    "TOLERANCE",
+    "USER_CHOSE_BLAS_THREADS",
+    "ToolError",
+    "attach_clamp_values",
+    "build",
+    "build_arg_parser",
+    "check",
+    "golden_blas_threads",
+    "main",
+    "problem",
+    "seeded_inputs",
+]

@@ -163,16 +163,6 @@ def test_a_synchronization_orders_the_accesses() -> None:
         checker.access_array(1, _op(), out[1], write=True)
 
 
-def test_discarded_elements_are_not_checked() -> None:
-    out = np.zeros((5, 8), dtype=np.float32)
-    checker = RaceChecker(2)
-    checker.add_tensor("out", out, discard=(4,))
-    checker.access_array(0, _op(), out[3:5], write=True)
-    checker.access_array(1, _op(), out[4], write=True)  # only the discard row: no race
-    with pytest.raises(HbmRaceError, match=r"out\[3:4, 0:8\]"):
-        checker.access_array(1, _op(), out[3:5], write=True)
-
-
 def test_the_schedules_are_checked() -> None:
     with pytest.raises(ValueError, match="schedule 'random' is not one of parallel, in-turn"):
         SpmdRun(2, "random")

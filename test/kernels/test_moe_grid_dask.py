@@ -94,9 +94,9 @@ def test_the_local_cluster_gives_the_rows_of_one_by_one_runs(tmp_path: Path) -> 
 INJECT = """
 import os
 import re
-from mxdsl.tools import mx_moe
+from mxdsl.tools import moe_case
 
-original = getattr(mx_moe.check, "original", mx_moe.check)  # preloaded more than once
+original = getattr(moe_case.check, "original", moe_case.check)  # preloaded more than once
 
 
 def check(kernel, inputs, progress, *settings, **named):
@@ -108,7 +108,7 @@ def check(kernel, inputs, progress, *settings, **named):
 
 
 check.original = original
-mx_moe.check = check
+moe_case.check = check
 """
 
 

@@ -280,34 +280,89 @@ def test_trace_filter_items() -> None:
             TraceFilter.parse([bad])
 
 
+def _swap_down_tiles(kernel: object) -> None:
+    """Edit the kernel's IR as a wrong tile offset would: the first two PSUM -> SBUF
+    copies of the down projection (token tiles 0 and 1 of a group, each ``[128, 512]``
+    f32) exchange their PSUM sources, so each token tile receives the other's rows."""
+    from mxdsl.dialects import nisa
+
+    copies = [
+        op
+        for op in kernel.module.walk()  # type: ignore[attr-defined]
+        if isinstance(op, nisa.TensorCopyOp)
+        and isinstance(op.src.type, builtin.MemRefType)
+        and op.src.type.memory_space == nisa.MemorySpaceAttr(nisa.MemorySpace.PSUM)
+        and list(op.src.type.get_shape()) == [128, 512]
+    ]
+    first, second = copies[:2]
+    assert first.parent is second.parent  # one group of token tiles
+    a, b = first.src, second.src
+    first.operands[1], second.operands[1] = b, a
+
+
 def test_moe_trace_names_the_block_and_tile_of_a_swapped_tile(tmp_path: Path) -> None:
-    """mx-moe run --trace against the golden block by block; then the kernel's trace
-    with two 128-row tiles of block 1's down projection swapped (as a kernel storing a
-    tile at the wrong offset would leave it): mx-diff names block 1, tile 0."""
+    """mx-moe run --trace against the golden block by block; then a kernel whose IR is
+    edited so that two token tiles of the down projection land in each other's place:
+    its traced down values are the good kernel's with the tiles exchanged (bit for bit),
+    and mx-diff names block 0's down, token tile 0, H chunk 0."""
     from mxdsl.tools import mx_moe
 
-    prefix = tmp_path / "moe"
-    argv = ["run", "--implementation", "shard_on_i", "--checkpoint", "--tokens", "20"]
-    argv += ["--experts", "2", "--no-progress", "--trace", str(prefix)]
-    assert mx_moe.main(argv, io.StringIO()) == 0
-    kernel, golden = f"{prefix}.kernel.npz", f"{prefix}.golden.npz"
-    code, out, _ = run_diff(kernel, golden, "--rtol", "0.01", "--atol", "0.01")
+    argv = ["run", "--implementation", "shard_on_block", "--block-size", "256"]
+    argv += ["--tokens", "20", "--experts", "2", "--no-progress"]
+    traces = {}
+    for label, edit in (("good", None), ("swapped", _swap_down_tiles)):
+        prefix = tmp_path / label
+        args = mx_moe.build_arg_parser().parse_args([*argv, "--trace", str(prefix)])
+        kernel = mx_moe.build(args)
+        if edit is not None:
+            edit(kernel)
+        inputs = mx_moe.seeded_inputs(kernel, args)
+        checked = mx_moe.check(kernel, inputs, None)
+        mx_moe.write_block_traces(str(prefix), kernel, inputs, checked, io.StringIO())
+        traces[label] = {r.name: r.value for r in mx_diff.read_side(f"{prefix}.kernel.npz").records}
+    golden = tmp_path / "good.golden.npz"
+    tolerance = ["--rtol", "0.01", "--atol", "0.01"]
+    code, out, _ = run_diff(tmp_path / "good.kernel.npz", golden, *tolerance)
     assert code == 0, out
-    trace = mx_diff.read_side(kernel)
-    down = next(r for r in trace.records if r.name == "block1.down")
-    tiles = down.value.copy()
-    assert tiles.shape[0] >= 256
-    down.value[:128], down.value[128:256] = tiles[128:256], tiles[:128]
-    swapped = Trace()
-    for r in trace.records:
-        swapped.add(r)
-    with open(tmp_path / "swapped.npz", "wb") as stream:
-        swapped.save(stream)
-    code, out, _ = run_diff(tmp_path / "swapped.npz", golden, "--rtol", "0.01", "--atol", "0.01")
+    good, bad = traces["good"]["block0.down"], traces["swapped"]["block0.down"]
+    assert bad[:128].tobytes() == good[128:256].tobytes()
+    assert bad[128:256].tobytes() == good[:128].tobytes()
+    assert traces["swapped"]["block0.act"].tobytes() == traces["good"]["block0.act"].tobytes()
+    kernel_trace = tmp_path / "swapped.kernel.npz"
+    code, out, _ = run_diff(kernel_trace, golden, *tolerance)
     assert code == 1
     lines = out.splitlines()
-    assert lines[1].endswith("moe [block1.down] block1.down core 0")
-    assert lines[-1] == "  in block1, 128-row tile 0"
+    assert lines[1].endswith("moe [block0.down] block0.down core 0")
+    assert lines[-1] == "  in block0, 128-row tile 0, 512-column H chunk 0"
+
+
+def test_every_variant_traces_its_blocks_and_keeps_its_output_bits(tmp_path: Path) -> None:
+    """mx-moe run --trace on each variant: its blocks' values within the golden's
+    tolerance (gate, up, act, down, rows; MX: down, rows) and -o's bits those of the
+    run without --trace."""
+    from mxdsl.kernels.moe_cte import MoECTEImplementation
+    from mxdsl.tools import mx_moe
+
+    for variant in MoECTEImplementation:
+        argv = ["run", "--implementation", variant.name, "--tokens", "20", "--experts", "2"]
+        argv += ["--bias", "--no-progress"]
+        plain, traced = tmp_path / f"{variant.name}.npz", tmp_path / f"{variant.name}.t.npz"
+        prefix = tmp_path / variant.name
+        assert mx_moe.main([*argv, "-o", str(plain)], io.StringIO()) == 0
+        out = io.StringIO()
+        assert mx_moe.main([*argv, "-o", str(traced), "--trace", str(prefix)], out) == 0
+        with np.load(plain) as a, np.load(traced) as b:
+            assert a.files == b.files
+            for key in a.files:
+                assert a[key].tobytes() == b[key].tobytes(), (variant.name, key)
+        names = {r.name for r in mx_diff.read_side(f"{prefix}.kernel.npz").records}
+        values = {"down", "rows"} if variant.is_mx else {"gate", "up", "act", "down", "rows"}
+        assert {n.partition(".")[2] for n in names if n.startswith("block")} == values
+        tolerance = "0.01"
+        code, text, _ = run_diff(
+            f"{prefix}.kernel.npz", f"{prefix}.golden.npz", "--rtol", tolerance, "--atol", tolerance
+        )
+        assert code == 0, (variant.name, text)
 
 
 def test_traced_moe_kernel_changes_no_output_bit(tmp_path: Path) -> None:

@@ -124,26 +124,8 @@ class MoECTEKernel:
                 schedule=schedule,
                 races=races,
                 names=[a.name for a in self.arguments],
-                discard={
-                    i: self._padding_row(a)
-                    for i, a in enumerate(self.arguments)
-                    if a.name == "output"
-                },
             )
-        for a, v in zip(self.arguments, values, strict=True):
-            if a.name == "output":
-                v[self._padding_row(a)] = 0
         return {a.name: v for a, v in zip(self.arguments, values, strict=True) if a.output}
-
-    def _padding_row(self, argument: Any) -> tuple[Any, ...]:
-        """The output's row T: the discard row every block's padded positions are
-        scattered into, by both cores unordered (nkilib's layout). It is not
-        race-checked and is returned as zeros, so the output's bits do not depend on the
-        order the cores reach it in (``docs/moe-cte.md``)."""
-        tokens = self.sizes.tokens
-        if len(argument.shape) == 3 and self.spec.implementation.is_mx:  # [2, T+1, H]
-            return (slice(None), tokens)
-        return (tokens,)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

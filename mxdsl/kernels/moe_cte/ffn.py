@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import MemRefType, f32, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mxdsl.dialects import nisa
-from mxdsl.dialects.nisa import ActivationFunction, AluOp, MemorySpace
+from mxdsl.dialects.nisa import ActivationFunction, AluOp, MemorySpace, OobMode
 from mxdsl.kernels.moe_cte.interface import DTYPES, accumulates, checkpoints, kernel_arguments
 from mxdsl.kernels.moe_cte.ir import Index, KernelBuilder, in_region
 from mxdsl.kernels.moe_cte.spec import (
@@ -115,6 +115,7 @@ class BlockFFN:
         self.bias = options.bias
         self.accumulate = accumulates(sizes, options)
         self.ckpt = checkpoints(spec)
+        self.probes = "probe_down" in self.arg  # block_probes (mx-moe run --trace)
         scaling = options.scaling
         self.pre_scale = scaling in (
             ExpertAffinityScaleMode.PRE_SCALE,
@@ -179,6 +180,8 @@ class BlockFFN:
         self.pg = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.pu = kb.alloc([g.it, g.Bm], f32, S.PSUM)
         self.gs = kb.alloc([g.it, g.Bm], f32)
+        if "probe_gate_up" in self.arg:  # a PSUM gate / up tile's copy on its way to HBM
+            self.probe = kb.alloc([g.it, g.Bm], f32)
         self.us = kb.alloc([g.it, g.Bm], f32) if self.up_leaves_psum else None
         self.inter = kb.alloc([g.it, g.n_it, g.Bc], io, what="the intermediate act(gate) * up")
         self.pd = [kb.alloc([PMAX, PSUM_FMAX], f32, S.PSUM) for _ in range(self.down_group)]
@@ -410,6 +413,11 @@ class BlockFFN:
         with kb.region("up"):
             up = self._evacuate(1, p, pu, b, tile.col, col0, m0)
         self._times_up(tile, up, m0)
+        if "probe_act" in self.arg:
+            g = self.g
+            at = [b, tile.col, kb.add(col0, m0)]
+            dst = kb.view(self.arg["probe_act"], at, [1, g.it, g.Bm])
+            kb.emit(nisa.DmaCopyOp(dst, tile.inter(m0)))
 
     @in_region("act")
     def _times_up(self, tile: ITile, up: SSAValue, m0: Index) -> None:
@@ -457,6 +465,7 @@ class BlockFFN:
         (into ``us``) PSUM tile of tile ``p`` of a pair; returns where the value now lives
         (the PSUM tile itself when nothing applies to it)."""
         if not self._leaves_psum(gi):
+            self._probe_gate_up(gi, psum, psum, b, col, col0, m0)
             return psum
         kb, g = self.kb, self.g
         sbuf = (self.gs, self.us)[gi]
@@ -492,7 +501,31 @@ class BlockFFN:
                 [1, 1, g.it, g.Bm],
             )
             kb.emit(nisa.DmaCopyOp(dst, value))
+        self._probe_gate_up(gi, value, psum, b, col, col0, m0)
         return value
+
+    def _probe_gate_up(
+        self,
+        gi: int,
+        value: SSAValue,
+        psum: SSAValue,
+        b: Index,
+        col: Index,
+        col0: Index,
+        m0: Index,
+    ) -> None:
+        """With block probes: the gate (``gi`` 0) or up tile ``value`` into
+        ``probe_gate_up[b, gi, col :, col0 + m0 :]`` (a PSUM tile through a copy of its
+        own: the value the next ops read is left as it is)."""
+        if "probe_gate_up" not in self.arg:
+            return
+        kb, g = self.kb, self.g
+        if value is psum:
+            kb.emit(nisa.TensorCopyOp(self.probe, psum))
+            value = self.probe
+        at = [b, gi, col, kb.add(col0, m0)]
+        dst = kb.view(self.arg["probe_gate_up"], at, [1, 1, g.it, g.Bm])
+        kb.emit(nisa.DmaCopyOp(dst, value))
 
     # ------------------------------------------------------------ 3. down
 
@@ -575,7 +608,10 @@ class BlockFFN:
     ) -> None:
         """Bias, checkpoint, POST_SCALE and the scatter of token tile ``bt`` (its values
         ``h``, f32 [128, 512], the H chunk at column ``h0``) into the output ``plane``
-        ([T + 1, H]), columns ``h0 .. h0 + 512`` of the tile's rows."""
+        ([T + 1, H]), columns ``h0 .. h0 + 512`` of the tile's rows. The scatter (and
+        the read of an accumulating one) indexes rows ``[0, T)`` with ``oob_mode skip``:
+        padding slots (id T) move nothing, so no core touches the padding row T after
+        it is zeroed and the cores' scatters never meet there."""
         kb, g = self.kb, self.g
         if self.bias:
             kb.emit(nisa.TensorTensorOp(h, AluOp.ADD, h, self.db))
@@ -586,17 +622,27 @@ class BlockFFN:
                 [1, PMAX, PSUM_FMAX],
             )
             kb.emit(nisa.DmaCopyOp(dst, h))
+        probe: list[Index] = []
+        if self.probes:
+            probe = [b, kb.add(row0, kb.mul(bt, PMAX)), h0]
+            dst = kb.view(self.arg["probe_down"], probe, [1, PMAX, PSUM_FMAX])
+            kb.emit(nisa.DmaCopyOp(dst, h))
         ids = kb.view(self.ids, [0, s, bt], [PMAX, 1, 1], drop=[1])
         if self.post_scale:
             affc = kb.view(self.affc, [0, s, bt], [PMAX, 1, 1], drop=[1])
             kb.emit(nisa.TensorScalarOp(h, h, AluOp.MULTIPLY, affc))
-        columns = kb.view(plane, [0, h0], [g.T + 1, PSUM_FMAX])
+        if self.probes:
+            dst = kb.view(self.arg["probe_rows"], probe, [1, PMAX, PSUM_FMAX])
+            kb.emit(nisa.DmaCopyOp(dst, h))
+        # the T real rows only: a padding slot's id T is out of range, so its row is
+        # skipped (neither read nor written) and the padding row keeps its zeros
+        columns = kb.view(plane, [0, h0], [g.T, PSUM_FMAX])
         if self.accumulate:
-            kb.emit(nisa.DmaCopyOp(self.otile, columns, src_index=ids))
+            kb.emit(nisa.DmaCopyOp(self.otile, columns, src_index=ids, oob_mode=OobMode.SKIP))
             kb.emit(nisa.TensorTensorOp(self.otile, AluOp.ADD, self.otile, h))
-            kb.emit(nisa.DmaCopyOp(columns, self.otile, dst_index=ids))
+            kb.emit(nisa.DmaCopyOp(columns, self.otile, dst_index=ids, oob_mode=OobMode.SKIP))
         else:
-            kb.emit(nisa.DmaCopyOp(columns, h, dst_index=ids))
+            kb.emit(nisa.DmaCopyOp(columns, h, dst_index=ids, oob_mode=OobMode.SKIP))
 
     # ------------------------------------------------- output helpers
 

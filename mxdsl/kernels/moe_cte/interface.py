@@ -129,6 +129,8 @@ def kernel_arguments(
     if checkpoints(spec):
         args.append(ArgSpec("gate_up_activations_T", (N, 2, I, B), io, output=True))
         args.append(ArgSpec("down_activations", (N, B, H), io, output=True))
+    if options.block_probes:
+        args += probe_arguments(sizes, mx=False)
     return args
 
 
@@ -172,7 +174,36 @@ def mx_kernel_arguments(
     if checkpoints(spec):
         args.append(ArgSpec("gate_up_activations_T", (N, 2, I, B), io, output=True))
         args.append(ArgSpec("down_activations", (N, B, H), io, output=True))
+    if options.block_probes:
+        args += probe_arguments(sizes, mx=True)
     return args
+
+
+PROBES = ("probe_gate_up", "probe_act", "probe_down", "probe_rows")
+"""The outputs of a kernel built with ``block_probes`` (``MoECTEOptions``)."""
+
+
+def probe_arguments(sizes: MoECTESizes, mx: bool) -> list[ArgSpec]:
+    """The float32 probe outputs: per block, ``gate`` and ``up`` (``[N, 2, I, B]``, after
+    the dequant scale, bias and clamp), ``act(gate) * up`` (``[N, I, B]``), ``down`` (after
+    its scale and bias, before the affinity) and the rows scattered (after the affinity),
+    both ``[N, B, H]``, as the dense golden's block values (``moe_cte_block_values``). The
+    MX variants probe ``down`` and ``rows`` only: their gate / up / act live in the
+    MX pipeline's own tiles (``docs/debugging.md``)."""
+    H, I, B, N = sizes.hidden, sizes.intermediate, sizes.block_size, sizes.blocks  # noqa: E741
+    gate_up = (
+        []
+        if mx
+        else [
+            ArgSpec("probe_gate_up", (N, 2, I, B), "f32", output=True),
+            ArgSpec("probe_act", (N, I, B), "f32", output=True),
+        ]
+    )
+    return [
+        *gate_up,
+        ArgSpec("probe_down", (N, B, H), "f32", output=True),
+        ArgSpec("probe_rows", (N, B, H), "f32", output=True),
+    ]
 
 
 def signature_text(args: list[ArgSpec]) -> str:
@@ -190,5 +221,7 @@ __all__ = [
     "kernel_arguments",
     "mx_kernel_arguments",
     "output_planes",
+    "PROBES",
+    "probe_arguments",
     "signature_text",
 ]

@@ -168,6 +168,11 @@ class MoECTEOptions:
     # block shard: blocks whose tokens are loaded ahead per group (nkilib's
     # BLOCK_PARALLEL_FACTOR = 3); None: the most of 3, 2, 1 whose buffers fit
     block_sets: int | None = None
+    # debugging (mx-moe run --trace): also write what the golden computes per block,
+    # float32, into the outputs probe_gate_up [N, 2, I, B], probe_act [N, I, B],
+    # probe_down and probe_rows [N, B, H] (bf16 / fp8 variants; MX: down and rows);
+    # the other outputs' bits are unchanged (docs/debugging.md)
+    block_probes: bool = False
 
 
 PMAX = 128

@@ -17,10 +17,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FunctionType,
+    LocationAttr,
     ModuleOp,
     StringAttr,
     TensorType,
     TupleType,
+    UnknownLoc,
     i1,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
@@ -143,6 +145,16 @@ def _is_i1(t: TensorType[Attribute]) -> bool:
     return t.get_element_type() == i1
 
 
+def _locate_new_ops(entry: Block, before: set[Operation], location: LocationAttr) -> None:
+    """Give ``location`` (the lowered op's) to every op in ``entry`` not in ``before``
+    that has none: an extension's lowering may build ops its own way (an xDSL
+    ``Builder``, a block it fills itself) rather than through ``lowering.builder``, which
+    locates what it emits; either way what the lowering emits leads back to its op."""
+    for new in entry.walk():
+        if new not in before and isinstance(new.location, UnknownLoc):
+            new.location = location
+
+
 class _Driver:
     """Lowers one ``func.func``: a new body over HBM memrefs replaces the old one."""
 
@@ -253,6 +265,7 @@ class _Driver:
             found.function(self.lowering, op)
             return
         builder = self.lowering.builder
+        before = set(builder.entry.walk())  # what an extension adds is located below
         with builder.recording() as emitted:
             try:
                 found.function(self.lowering, op)
@@ -264,6 +277,7 @@ class _Driver:
                     f"the lowering of {found.owner} raised {type(err).__name__}: {err} "
                     f"(report it to the maintainers of '{_distribution(found)}')",
                 ) from err
+        _locate_new_ops(builder.entry, before, op.location)
         for new in emitted:
             try:
                 new.verify()

@@ -170,6 +170,8 @@ def moe_cte_block_values(
     up_clamp: tuple[float | None, float | None] = (None, None),
     active_blocks: Sequence[bool] | None = None,
     affinity_on_intermediate: bool = False,
+    quantize_hidden: Callable[[np.ndarray], np.ndarray] | None = None,
+    quantize_intermediate: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """What :func:`moe_cte_golden` computes, block by block, float32, keyed
     ``block{b}.{value}`` for each active block ``b`` (every slot of the block, a padding
@@ -177,7 +179,8 @@ def moe_cte_block_values(
     scale, the bias and the clamp), ``act`` = ``act(gate) * up`` (times the affinity with
     ``affinity_on_intermediate``), ``down`` ``[B, H]`` (after its scale and bias, before
     the affinity) and ``rows``, what the block adds to its tokens' output rows (zero for
-    padding slots)."""
+    padding slots). ``quantize_hidden`` / ``quantize_intermediate`` as in
+    :func:`moe_cte_golden` (``act`` is recorded before its quantization)."""
     f32 = np.float32
     tokens = hidden_states.shape[0] - 1
     experts = gate_up_proj_weight.shape[0]
@@ -195,6 +198,8 @@ def moe_cte_block_values(
         a = aff[slots, e][:, None]
         if scaling in (PRE, ExpertAffinityScaleMode.PRE_SCALE_DELAYED):
             x = a * x
+        if quantize_hidden is not None:
+            x = quantize_hidden(x)
         w = np.asarray(gate_up_proj_weight[e], dtype=f32)
         gate, up = x @ w[:, 0, :], x @ w[:, 1, :]
         if gate_up_proj_scale is not None:
@@ -208,7 +213,8 @@ def moe_cte_block_values(
         post = scaling == ExpertAffinityScaleMode.POST_SCALE
         if post and affinity_on_intermediate:
             act, post = act * a, False
-        h = act @ np.asarray(down_proj_weight[e], dtype=f32)
+        down_in = act if quantize_intermediate is None else quantize_intermediate(act)
+        h = down_in @ np.asarray(down_proj_weight[e], dtype=f32)
         if down_proj_scale is not None:
             h = h * down_proj_scale[e].astype(f32).reshape(-1)
         if down_proj_bias is not None:

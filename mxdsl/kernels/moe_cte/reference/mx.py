@@ -41,7 +41,7 @@ from mxdsl.kernels.moe_cte.mx_formats import (
     MxWeightFormat,
     weight_format,
 )
-from mxdsl.kernels.moe_cte.reference.golden import PerExpert, moe_cte_golden
+from mxdsl.kernels.moe_cte.reference.golden import PerExpert, moe_cte_block_values, moe_cte_golden
 
 # independent_mx, not mxdsl.numerics: see its docstring
 from mxdsl.kernels.moe_cte.reference.independent_mx import (
@@ -366,6 +366,31 @@ def mx_golden_for(
     )
 
 
+def mx_block_values_for(
+    spec: MoECTESpec, sizes: MoECTESizes, options: MoECTEOptions, inputs: MoECTEInputs
+) -> dict[str, np.ndarray]:
+    """The MX-aware golden's values block by block (``moe_cte_block_values`` with the
+    weights dequantized from their MX form and the kernel's quantization points)."""
+    del sizes
+    a = inputs.arrays
+    wf = weight_format(options.mx_weights)
+    w_gu, s_gu = a["gate_up_proj_weight"], a["gate_up_proj_scale"]
+    w_d, s_d = a["down_proj_weight"], a["down_proj_scale"]
+    E, _, _, kt4, I = w_gu.shape  # noqa: E741
+    H = kt4 * MX_TILE
+    return moe_cte_block_values(
+        a["hidden_states"],
+        a["expert_affinities_masked"],
+        PerExpert((E, H, 2, I), lambda e: unpack_gate_up_expert(w_gu[e], s_gu[e], wf)),
+        PerExpert((E, I, H), lambda e: unpack_down_expert(w_d[e], s_d[e], wf, I)),
+        a["token_position_to_id"],
+        a["block_to_expert"],
+        quantize_hidden=fake_quantize_hidden,
+        quantize_intermediate=fake_quantize_intermediate,
+        **golden_options(a, options, inputs.active_blocks, spec.affinity_on_intermediate),
+    )
+
+
 def dense_golden_for(
     spec: MoECTESpec, sizes: MoECTESizes, options: MoECTEOptions, inputs: MoECTEInputs
 ) -> np.ndarray:
@@ -395,6 +420,7 @@ __all__ = [
     "gate_up_h_index",
     "make_mx_inputs",
     "moe_cte_mx_golden",
+    "mx_block_values_for",
     "mx_golden_for",
     "pack_down",
     "pack_down_expert",
