@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import re
 import signal
@@ -40,7 +41,13 @@ GRID = [
     "--no-progress",
 ]
 
-COMPARED = ("key", "variant", "top_k", "status", "rel_error", "output_hash", "error")
+COMPARED = ("key", "variant", "top_k", "status", "output_hash", "error")
+"""Compared exactly: the kernel's output bits (``output_hash``) do not depend on where a
+case runs. ``rel_error`` is compared to 1e-4 relative: it is measured against the
+float32 golden, whose BLAS matmuls sum in an order that depends on the BLAS thread count
+(a Dask worker process runs one BLAS thread, this process may run several). A golden
+element moved by a few float32 ulps (2^-24 relative) moves an error of about 3e-3 by
+about 2^-24 / 3e-3 = 2e-5 of itself."""
 
 
 def stored(path: Path) -> dict[str, dict]:
@@ -68,6 +75,10 @@ def same_rows(found: dict[str, dict], expected: dict[str, dict]) -> None:
     assert found.keys() == expected.keys()
     for key, row in expected.items():
         assert {c: found[key][c] for c in COMPARED} == {c: row[c] for c in COMPARED}
+        if row["rel_error"] is None:
+            assert found[key]["rel_error"] is None
+        else:
+            assert math.isclose(found[key]["rel_error"], row["rel_error"], rel_tol=1e-4)
 
 
 def test_the_local_cluster_gives_the_rows_of_one_by_one_runs(tmp_path: Path) -> None:
