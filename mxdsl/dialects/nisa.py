@@ -223,7 +223,10 @@ class AluOpAttr(EnumAttribute[AluOp], SpacedOpaqueSyntaxAttribute):
 
 
 class ActivationFunction(StrEnum):
-    """The Scalar-engine activation functions modelled (a subset of NKI's)."""
+    """The Scalar-engine activation functions modelled: a subset of NKI's, plus ``expm1``,
+    ``log1p`` and ``erfc``, which NKI's public table does not list and this project models
+    so that StableHLO's ``exponential_minus_one``, ``log_plus_one`` and ``chlo.erfc`` have
+    a lowering with their bits (``docs/lowering.md``, "Elementwise functions")."""
 
     COPY = "copy"
     SQUARE = "square"
@@ -241,6 +244,9 @@ class ActivationFunction(StrEnum):
     RECIPROCAL = "reciprocal"
     SOFTPLUS = "softplus"
     ERF = "erf"
+    ERFC = "erfc"
+    EXPM1 = "expm1"
+    LOG1P = "log1p"
     ABS = "abs"
     SIGN = "sign"
 

@@ -175,8 +175,8 @@ FLOAT_UNARY: dict[str, Callable[..., np.ndarray]] = {
     "log": elementary.log,
     "log_plus_one": elementary.log1p,
     "logistic": elementary.sigmoid,
-    "sqrt": np.sqrt,
-    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "sqrt": elementary.sqrt,
+    "rsqrt": elementary.rsqrt,
     "tanh": elementary.tanh,
     "floor": np.floor,
     "ceil": np.ceil,
@@ -187,8 +187,9 @@ FLOAT_UNARY: dict[str, Callable[..., np.ndarray]] = {
 }
 """Each float unary op as a float64 function (rounded once to the element type by
 :func:`_float_op`): the transcendentals from :mod:`mxdsl.numerics.elementary` (the same
-bits on every machine), the rest IEEE operations (``sqrt`` correctly rounded, ``rsqrt``
-``1 / sqrt`` in float64)."""
+bits on every machine), ``sqrt`` and ``rsqrt`` too (the Scalar engine's activations
+are the same functions, so a lowered program gives these bits), the rest IEEE
+operations."""
 
 
 def _total_order_key(a: np.ndarray) -> np.ndarray:
@@ -361,6 +362,11 @@ def _elementwise(
         raise OpInterpretationError(op, str(err)) from None
 
 
+def _square(x: np.ndarray) -> np.ndarray:
+    """``x * x`` in float64 (exact for floats up to f32), the activation ``square``'s."""
+    return x * x
+
+
 class StableHloFunctions(InterpreterFunctions):
     """``@impl`` for every ``stablehlo`` op; on the ``mxdsl.interpreters`` entry point."""
 
@@ -493,7 +499,7 @@ class StableHloFunctions(InterpreterFunctions):
     def run_square(
         self, interpreter: Interpreter, op: chlo.SquareOp, args: PythonValues
     ) -> PythonValues:
-        return (_float_op(np.square, result_dtype(op.result), args[0]),)
+        return (_float_op(_square, result_dtype(op.result), args[0]),)
 
     @impl(shlo.CompositeOp)
     def run_composite(

@@ -28,7 +28,7 @@ import io
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import IO, Any
 
 import ml_dtypes
@@ -251,6 +251,15 @@ def boundary_names(func: Operation, kind: str, count: int) -> list[str]:
     return [f"{kind}{i}" for i in range(count)]
 
 
+def truth_keys(func: Operation) -> frozenset[str]:
+    """The mx-run keys of a kernel's arguments that were ``i1`` tensors
+    (``mx.i1_args``, set by lower-hlo-to-nisa): ``ui8`` 0 / 1 buffers."""
+    names = func.attributes.get("mx.i1_args")
+    if not isinstance(names, ArrayAttr):
+        return frozenset()
+    return frozenset(n.data for n in names.data if isinstance(n, StringAttr))
+
+
 def _names(arg_types: Sequence[Attribute], names: Sequence[str] | None) -> list[str]:
     return list(names) if names is not None else [f"arg{i}" for i in range(len(arg_types))]
 
@@ -359,17 +368,26 @@ def random_value(rng: np.random.Generator, tensor_type: TensorType) -> np.ndarra
 
 
 def random_inputs(
-    seed: int, arg_types: Sequence[Attribute], names: Sequence[str] | None = None
+    seed: int,
+    arg_types: Sequence[Attribute],
+    names: Sequence[str] | None = None,
+    truth: Collection[str] = (),
 ) -> tuple[Any, ...]:
     """Arguments drawn from ``numpy.random.default_rng(seed)``, arg0 first (tuple
     elements in order, so a kernel with flattened tuple arguments draws the same
-    values as its hlo function)."""
+    values as its hlo function). The ``ui8`` buffers keyed in ``truth`` (a kernel's
+    ``mx.i1_args``: what were ``i1`` tensors) are drawn as ``i1`` is, 0 / 1 from the same
+    draws, so every level runs on the same values."""
     rng = np.random.default_rng(seed)
     keys_of = _names(arg_types, names)
     leaves: dict[str, np.ndarray] = {}
     for key, t in zip(keys_of, arg_types, strict=True):
         for name, leaf in _leaves(key, t):
             assert isinstance(leaf, TensorType | MemRefType)
+            if name in truth and numpy_dtype(leaf.get_element_type()) == np.uint8:
+                shape = tuple(leaf.get_shape())
+                leaves[name] = rng.integers(0, 2, size=shape).astype(np.uint8)
+                continue
             leaves[name] = random_value(rng, leaf)  # pyright: ignore[reportArgumentType]
     return tuple(_assemble(k, t, leaves) for k, t in zip(keys_of, arg_types, strict=True))
 
@@ -921,7 +939,7 @@ def _run(args: argparse.Namespace, stdout: IO[str]) -> None:
                 raise
             raise RunFailure(_located(func, message, spans)) from None
     elif args.random_inputs is not None:
-        inputs = random_inputs(args.random_inputs, arg_types, arg_names)
+        inputs = random_inputs(args.random_inputs, arg_types, arg_names, truth_keys(func))
     elif arg_types:
         raise RunFailure(
             _located(

@@ -68,10 +68,52 @@ func.func @reduce_tensor_init(%a: tensor<4x8xf32>, %i: tensor<f32>) -> tensor<4x
 
 // -----
 
-func.func @exp(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'stablehlo.exponential' op lower-hlo-to-nisa: no lowering for stablehlo.exponential: of StableHLO, lower-hlo-to-nisa lowers what JAX's MXFP8 scaled dots are made of (add subtract multiply divide maximum minimum and or xor shift_left shift_right_logical shift_right_arithmetic abs negate not compare select reduce convert bitcast_convert reshape transpose broadcast_in_dim constant; docs/stablehlo.md); compute it outside the kernel and pass the result as an argument}}
-  %r = stablehlo.exponential %a : tensor<4xf32>
+func.func @floor(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'stablehlo.floor' op lower-hlo-to-nisa: no lowering for stablehlo.floor: of StableHLO, lower-hlo-to-nisa lowers abs add and}}
+  %r = stablehlo.floor %a : tensor<4xf32>
   func.return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @exp_f64(%a: tensor<4xf64>) -> tensor<4xf64> {
+  // expected-error@+1 {{'stablehlo.exponential' op lower-hlo-to-nisa: stablehlo.exponential on f64: lowered on f32, bf16 and f16 (the Scalar engine reads them exactly as f32 and rounds its float64 function once to the result type)}}
+  %r = stablehlo.exponential %a : tensor<4xf64>
+  func.return %r : tensor<4xf64>
+}
+
+// -----
+
+func.func @erfc_f64(%a: tensor<4xf64>) -> tensor<4xf64> {
+  // expected-error@+1 {{'chlo.erfc' op lower-hlo-to-nisa: chlo.erfc on f64: lowered on f32, bf16 and f16}}
+  %r = chlo.erfc %a : tensor<4xf64> -> tensor<4xf64>
+  func.return %r : tensor<4xf64>
+}
+
+// -----
+
+func.func @power_by_a_tensor(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'stablehlo.power' op lower-hlo-to-nisa: stablehlo.power: lowered for a constant integer exponent (a splat); a tensor or fractional exponent has no lowering here}}
+  %r = stablehlo.power %a, %b : tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @power_by_a_fraction(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %h = stablehlo.constant dense<0.5> : tensor<4xf32>
+  // expected-error@+1 {{'stablehlo.power' op lower-hlo-to-nisa: stablehlo.power: lowered for a constant integer exponent}}
+  %r = stablehlo.power %a, %h : tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @power_bf16_by_3(%a: tensor<4xbf16>) -> tensor<4xbf16> {
+  %n = stablehlo.constant dense<3.0> : tensor<4xbf16>
+  // expected-error@+1 {{'stablehlo.power' op lower-hlo-to-nisa: stablehlo.power by 3 on bf16: lowered on f32 (and by 2 on any float); the ALU computes the power in f32, which a narrower result would round a second time: convert to f32 first}}
+  %r = stablehlo.power %a, %n : tensor<4xbf16>
+  func.return %r : tensor<4xbf16>
 }
 
 // -----
@@ -130,4 +172,20 @@ func.func @reduce_max_i1(%a: tensor<4x8xi1>) -> tensor<4xi1> {
   // expected-error@+1 {{'stablehlo.reduce' op lower-hlo-to-nisa: reduce maximum on i1: lowered on float / signed / unsigned element types (float: at most 32 bits; signed / unsigned: 8, 16 or 32-bit integers)}}
   %r = stablehlo.reduce(%a init: %i) applies stablehlo.maximum across dimensions = [1] : (tensor<4x8xi1>, tensor<i1>) -> tensor<4xi1>
   func.return %r : tensor<4xi1>
+}
+
+// -----
+
+func.func @convert_to_fp4(%a: tensor<4x32xf32>) -> tensor<4x32xf4E2M1FN> {
+  // expected-error@+1 {{'hlo.convert' op lower-hlo-to-nisa: convert tensor<4x32xf32> -> tensor<4x32xf4E2M1FN>: an unpacked fp4 (f4E2M1FN) tensor has no buffer below hlo (bir holds fp4 only as the x4 words of QuantizeMX's data); convert to or from fp4 outside the kernel, or quantize with QuantizeMX}}
+  %r = stablehlo.convert %a : (tensor<4x32xf32>) -> tensor<4x32xf4E2M1FN>
+  func.return %r : tensor<4x32xf4E2M1FN>
+}
+
+// -----
+
+func.func @convert_from_fp4(%a: tensor<4x32xf4E2M1FN>) -> tensor<4x32xbf16> {
+  // expected-error@+1 {{'hlo.convert' op lower-hlo-to-nisa: convert tensor<4x32xf4E2M1FN> -> tensor<4x32xbf16>: an unpacked fp4}}
+  %r = stablehlo.convert %a : (tensor<4x32xf4E2M1FN>) -> tensor<4x32xbf16>
+  func.return %r : tensor<4x32xbf16>
 }

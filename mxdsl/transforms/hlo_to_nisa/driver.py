@@ -32,7 +32,15 @@ from mxdsl.contract.mx import BLOCK_SCALED_DOT, QUANTIZE_MX
 from mxdsl.diagnostics import OpDiagnostic
 from mxdsl.dialects import nisa
 from mxdsl.dialects.hlo import CustomCallOp, GetTupleElementOp, TupleOp
-from mxdsl.transforms.hlo_to_nisa import constants, elementwise, layout, matmul, quantize, reduce
+from mxdsl.transforms.hlo_to_nisa import (
+    constants,
+    elementwise,
+    functions,
+    layout,
+    matmul,
+    quantize,
+    reduce,
+)
 from mxdsl.transforms.hlo_to_nisa.common import (
     PASS_NAME,
     PMAX,
@@ -103,6 +111,12 @@ RESULT_NAMES_ATTR = "mx.result_names"
 keys at every level."""
 
 
+I1_ARGS_ATTR = "mx.i1_args"
+"""Set on a kernel that takes ``i1`` tensors (``ui8`` 0 / 1 buffers below hlo): their
+mx-run keys, so ``mx-run --random-inputs`` draws them as truth values (0 / 1) as at the
+StableHLO and hlo levels (``docs/mx-run.md``, "i1")."""
+
+
 def _leaves(key: str, t: Attribute) -> list[tuple[str, Attribute]]:
     """The boundary order: a tuple's elements depth first, keyed ``key.0``, ``key.1``, ..."""
     if isinstance(t, TupleType):
@@ -123,6 +137,10 @@ def _regroup(t: Attribute, args: Iterator[BlockArgument], hint: str | None) -> A
     arg = next(args)
     arg.name_hint = hint
     return arg
+
+
+def _is_i1(t: TensorType[Attribute]) -> bool:
+    return t.get_element_type() == i1
 
 
 class _Driver:
@@ -179,6 +197,9 @@ class _Driver:
         ):
             if len(leaves) != count or any("." in key for key, _ in leaves):
                 function.attributes[attribute] = ArrayAttr([StringAttr(k) for k, _ in leaves])
+        truth = [key for key, t in arg_leaves if isinstance(t, TensorType) and _is_i1(t)]
+        if truth:
+            function.attributes[I1_ARGS_ATTR] = ArrayAttr([StringAttr(k) for k in truth])
 
     def boundary_type(self, function: func.FuncOp, key: str, t: Attribute) -> Attribute:
         if isinstance(t, TensorType):
@@ -223,7 +244,7 @@ class _Driver:
         if (found := self.tables.ops.get(type(op))) is not None:
             return found
         if op.dialect_name() == "stablehlo":
-            raise Refusal(_stablehlo_refusal(op))
+            raise Refusal(_stablehlo_refusal(op, self.tables))
         raise Refusal(f"no lowering for {op.name}")
 
     def dispatch(self, op: Operation) -> None:
@@ -274,15 +295,18 @@ class _Driver:
         self.lowering.builder.emit(func.ReturnOp(*results))
 
 
-def _stablehlo_refusal(op: Operation) -> str:
-    """Why a StableHLO op that import-stablehlo kept has no nisa lowering."""
+def _stablehlo_refusal(op: Operation, tables: lowerings.Tables) -> str:
+    """Why a StableHLO op that import-stablehlo kept has no nisa lowering: the StableHLO
+    ops the table does lower, by name."""
+    lowered = sorted(
+        name.split(".", 1)[1]
+        for name in (getattr(t, "name", "") for t in tables.ops)
+        if name.startswith("stablehlo.")
+    )
     return (
-        f"no lowering for {op.name}: of StableHLO, lower-hlo-to-nisa lowers what JAX's "
-        "MXFP8 scaled dots are made of (add subtract multiply divide maximum minimum and "
-        "or xor shift_left shift_right_logical shift_right_arithmetic abs negate not "
-        "compare select reduce convert bitcast_convert reshape transpose broadcast_in_dim "
-        "constant; docs/stablehlo.md); compute it outside the kernel and pass the result "
-        "as an argument"
+        f"no lowering for {op.name}: of StableHLO, lower-hlo-to-nisa lowers "
+        f"{' '.join(lowered)} (docs/lowering.md); compute it outside the kernel and pass "
+        "the result as an argument"
     )
 
 
@@ -299,6 +323,7 @@ BUILTIN: tuple[lowerings.Registrar, ...] = (
     matmul.register,
     layout.register,
     elementwise.register,
+    functions.register,
     reduce.register,
 )
 """mxdsl's own lowerings, one registrar per family module."""

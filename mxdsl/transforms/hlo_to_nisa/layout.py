@@ -45,6 +45,12 @@ def lower_convert(lowering: FunctionLowering, op: ConvertOp) -> None:
     assert isinstance(target, TensorType)
     operand_type = op.operand.type
     assert isinstance(operand_type, TensorType)
+    if any(_unpacked_fp4(t) for t in (operand_type.get_element_type(), target.get_element_type())):
+        raise Refusal(
+            f"convert {operand_type} -> {target}: an unpacked fp4 (f4E2M1FN) tensor has no "
+            "buffer below hlo (bir holds fp4 only as the x4 words of QuantizeMX's data); "
+            "convert to or from fp4 outside the kernel, or quantize with QuantizeMX"
+        )
     if _dma_converts_exactly(operand_type.get_element_type(), target.get_element_type()):
         out = lowering.result_buffer(op.result)
         lowering.builder.dma(out, source)
@@ -79,6 +85,11 @@ def _dma_converts_exactly(source: Attribute, target: Attribute) -> bool:
         narrow = isinstance(source, IntegerType) and source.width.data <= 16
         return narrow or not _narrow_float(target) or isinstance(target, Float32Type)
     return False
+
+
+def _unpacked_fp4(t: Attribute) -> bool:
+    """A 4-bit float element (f4E2M1FN), which has no unpacked bir dtype."""
+    return isinstance(t, AnyFloat) and t.bitwidth == 4
 
 
 def _narrow_float(t: Attribute) -> bool:
