@@ -1315,7 +1315,8 @@ class ScalarTensorTensorOp(IRDLOperation):
 class TensorReduceOp(IRDLOperation):
     """Reduce the trailing free axes of data with op (f32; bitwise ops on the raw
     bits): ``nisa.tensor_reduce %dst, add %data axes [1] negate : T_dst, T_data``.
-    ``negate`` multiplies the result by -1. dst keeps the partitions and holds the
+    ``negate`` multiplies the result by -1. A float add is the exact sum rounded once
+    to dst's type (docs/numerics.md, "Float sums"). dst keeps the partitions and holds the
     product of the kept free dims per partition (its shape may keep reduced dims as 1)."""
 
     name = "nisa.tensor_reduce"

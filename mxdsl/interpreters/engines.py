@@ -8,7 +8,8 @@ What an engine computes, apart from how either interpreter walks its IR:
 * **ALU ops** (:data:`ARITH`, :func:`alu`): each ``nisa.AluOp`` as a numpy function of
   two operands in the domain; compares and logical ops give 1.0 / 0.0;
 * **reduce ops** (:data:`REDUCE`): the ALU ops that fold along the free axes, in order
-  (:func:`mxdsl.numerics.reduce.fold_trailing`) where the order matters;
+  (:func:`mxdsl.numerics.reduce.fold_trailing`) where the order matters; a float add is
+  the exact sum rounded once to the destination (:func:`mxdsl.numerics.sums.reduce_add`);
 * **activation functions** (:data:`ACTIVATIONS`): each ``nisa.ActivationFunction`` of
   a float64 array (the f32 ``data * scale + bias`` widened exactly), this project's model
   (:mod:`mxdsl.numerics.elementary`), rounded once to the destination by the caller.
@@ -28,6 +29,7 @@ from mxdsl.interpreters import ML_FLOATS, is_float_dtype, round_to
 from mxdsl.numerics import elementary, minmax
 from mxdsl.numerics.matmul import to_float64
 from mxdsl.numerics.reduce import fold_trailing
+from mxdsl.numerics.sums import reduce_add
 
 F32 = np.dtype(np.float32)
 
@@ -101,7 +103,7 @@ ARITH: dict[nisa.AluOp, Callable[[Any, Any], Any]] = {
 }
 
 REDUCE: dict[nisa.AluOp, Callable[..., Any]] = {
-    nisa.AluOp.ADD: partial(fold_trailing, np.add),
+    nisa.AluOp.ADD: reduce_add,
     nisa.AluOp.SUBTRACT: partial(fold_trailing, np.subtract),
     nisa.AluOp.MULTIPLY: partial(fold_trailing, np.multiply),
     nisa.AluOp.MAXIMUM: minmax.reduce_maximum,

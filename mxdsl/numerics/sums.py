@@ -17,6 +17,17 @@ bits); rounding that once more to any format of at most 25 significand bits (f32
 bf16, the fp8 types) is the correct rounding of the exact sum
 (:func:`mxdsl.interpreters.round_to` does it). Terms must be values of such a format
 (every one is an fp32 value); f64 terms are summed in float64 in row-major order.
+
+Two certificates let float64 do the work, and neither can change an answer: a row whose
+float64 sum is exact in any order (every partial sum fits 53 bits) is that sum; a row
+whose float64 sum ``s`` lies, with its error bound, strictly between two consecutive
+26-bit numbers is ``s`` itself, since every rounding boundary of a format of at most 25
+significand bits (a value of it, or a midpoint) is a 26-bit number, so the exact sum and
+``s`` round alike in each. The other rows take the exact path
+(:func:`mxdsl.numerics.exact.odd_exact_sum`).
+
+:func:`reduce_add` is ``nisa.tensor_reduce``'s (and bir's) add: the same sum over the
+trailing axes of an f32 tile, and the exact integer fold of an int64 one.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mxdsl.numerics.exact import odd_exact_sum
+from mxdsl.numerics.reduce import fold_trailing
 
 _F32_BITS = 24
 
@@ -53,6 +65,32 @@ def _certified(rows: np.ndarray) -> np.ndarray:
     return (count <= 1) | (top + log - low <= 53)
 
 
+_KEEP_26 = ~np.int64((1 << 27) - 1)
+"""A float64 bit pattern less its lowest 27 significand bits: truncated to 26 bits."""
+
+
+def _bounded(rows: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """Rows (finite, ``c`` terms) whose float64 sum ``sums`` rounds as the exact sum in
+    every format of at most 25 significand bits. Any order of ``c - 1`` float64
+    additions is off by at most ``gamma(c - 1) * sum |x| < 2**(log - 53) * S`` (``S``
+    the float64 sum of the magnitudes, ``log = ceil(log2 c)``); the interval twice as
+    wide, ``sums -+ 2**(log - 52) * S``, also covers the rounding of its own ends. It
+    must hold no 26-bit number: both ends nonzero of one sign, the lower magnitude not
+    a 26-bit number and both magnitudes truncated to 26 bits equal."""
+    count = rows.shape[1]
+    log = max(count - 1, 0).bit_length()
+    margin = np.ldexp(np.add.reduce(np.abs(rows), axis=1), log - 52)
+    low, high = np.abs(sums - margin), np.abs(sums + margin)
+    low_bits, high_bits = low.view(np.int64), high.view(np.int64)
+    same_sign = np.signbit(sums - margin) == np.signbit(sums + margin)
+    return (
+        same_sign
+        & (low != 0)
+        & ((low_bits & _KEEP_26) != low_bits)
+        & ((low_bits & _KEEP_26) == (high_bits & _KEEP_26))
+    )
+
+
 def odd_sum(
     values: np.ndarray, axis: Sequence[int], init: np.ndarray | float | None = None
 ) -> np.ndarray:
@@ -71,13 +109,30 @@ def odd_sum(
     with np.errstate(invalid="ignore"):
         out[~finite] = rows[~finite].sum(axis=1)  # NaN, or the one infinity
     out[np.isnan(out)] = np.nan  # the positive quiet NaN
-    certified = finite & _certified(rows)
-    out[certified] = rows[certified].sum(axis=1)  # exact, whatever the order
-    doubtful = finite & ~certified
+    with np.errstate(invalid="ignore", over="ignore"):
+        sums = np.add.reduce(rows, axis=1)
+    bounded = finite.copy()
+    bounded[finite] = _bounded(rows[finite], sums[finite])
+    out[bounded] = sums[bounded]  # rounds as the exact sum
+    rest = finite & ~bounded
+    certified = rest.copy()
+    certified[rest] = _certified(rows[rest])
+    out[certified] = sums[certified]  # exact, whatever the order
+    doubtful = rest & ~certified
     if doubtful.any():
         out[doubtful] = odd_exact_sum(rows[doubtful])
     out[out == 0] = 0.0  # an exact zero is +0
     return out.reshape(kept)
 
 
-__all__ = ["odd_sum"]
+def reduce_add(data: np.ndarray, axis: Sequence[int]) -> np.ndarray:
+    """``tensor_reduce`` add over the trailing ``axis`` of ``data`` in the engine's
+    domain: an f32 tile gives :func:`odd_sum` (float64 rounded to odd; the caller's one
+    rounding to the destination makes it the exact sum rounded once), an int64 tile the
+    exact integer sum (folded left to right, wrapping as int64)."""
+    if data.dtype.kind == "f":
+        return odd_sum(data, axis)
+    return fold_trailing(np.add, data, axis)
+
+
+__all__ = ["odd_sum", "reduce_add"]

@@ -541,7 +541,9 @@ def test_tensor_reduce_inner_pairs_negate_and_integers():
     out = np.zeros((8, 6), np.float32)
     body = f"  bir.tensor_reduce {sb(8, '[[1, 6]]', F32, off=8192)}, add {sb(8, '[[4, 6], [1, 4]]', F32)} inner 1\n"
     _elementwise(body, ("x", x, F32, "f32"), out=out, out_code=F32, out_t="f32")
-    np.testing.assert_array_equal(out, np.add.reduce(x.reshape(8, 6, 4), axis=2))
+    # the exact sum rounded once: four normal f32 terms sum exactly in float64
+    exact = x.astype(np.float64).reshape(8, 6, 4).sum(axis=2)
+    np.testing.assert_array_equal(out, exact.astype(np.float32))
 
     out = np.zeros((8, 1), np.float32)
     body = f"  bir.tensor_reduce {sb(8, '[[1, 1]]', F32, off=8192)}, maximum {sb(8, '[[12, 2], [1, 12]]', F32)} inner 2 negate\n"

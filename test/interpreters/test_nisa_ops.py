@@ -344,10 +344,11 @@ def test_tensor_reduce_negate():
     assert (out[:, 0] == -x.max(axis=(1, 2))).all()
 
 
-def test_tensor_reduce_add_folds_left_to_right_in_f32():
-    """mxdsl/numerics/reduce.py: each row is [1, 2^-24 x 15]; 1 + 2^-24 rounds back to 1
-    (a tie, to even) at every step, so the sum is exactly 1 (a pairwise sum, adding the
-    small terms first, would not be)."""
+def test_tensor_reduce_add_is_the_exact_sum_rounded_once():
+    """docs/numerics.md, "Float sums": each row is [1, 2^-24 x 15], exactly
+    1 + 15 * 2^-24 = 1 + 7.5 ulp, rounded once (a tie, to even) to 1 + 2^-20; a
+    left-to-right f32 fold would give 1 (every 1 + 2^-24 ties back to 1). More cases
+    against fractions: test_tensor_reduce_sums.py."""
     x = np.full((4, 2, 8), 2.0**-24, np.float32)
     x[:, 0, 0] = 1.0
     body = load("x", "4x2x8") + (
@@ -356,7 +357,7 @@ def test_tensor_reduce_add_folds_left_to_right_in_f32():
         + store("d", "4x1")
     )
     _, out = run(body, f"%x_h: {hbm('4x2x8')}, %out: {hbm('4x1')}", x, np.zeros((4, 1), np.float32))
-    assert out[:, 0].tolist() == [1.0] * 4
+    assert out[:, 0].tolist() == [1.0 + 2.0**-20] * 4
 
 
 @pytest.mark.parametrize(

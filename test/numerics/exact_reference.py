@@ -60,3 +60,44 @@ def k_tiled(lhs: np.ndarray, rhs: np.ndarray, k_tile: int) -> np.ndarray:
 
 def bits(array: np.ndarray) -> np.ndarray:
     return np.asarray(array, dtype=np.float32).view(np.uint32)
+
+
+_FORMATS = {"float32": (24, -126, 128), "bfloat16": (8, -126, 128), "float16": (11, -14, 16)}
+"""(significand bits, smallest normal exponent, the exponent that overflows)."""
+
+
+def round_fraction(value: Fraction, dtype: np.dtype) -> float:
+    """``value`` rounded to nearest even in ``dtype`` (f32, bf16 or f16), as a Python
+    float: an exact zero is +0, past the largest finite value's rounding range an
+    infinity."""
+    if value == 0:
+        return 0.0
+    bits, emin, emax = _FORMATS[np.dtype(dtype).name]
+    sign = -1.0 if value < 0 else 1.0
+    p, q = abs(value.numerator), value.denominator
+    exponent = p.bit_length() - q.bit_length()
+    if (p << max(-exponent, 0)) < (q << max(exponent, 0)):
+        exponent -= 1
+    quantum = max(exponent, emin) - (bits - 1)
+    denominator = q << max(quantum, 0)
+    units, remainder = divmod(p << max(-quantum, 0), denominator)
+    if 2 * remainder > denominator or (2 * remainder == denominator and units % 2 == 1):
+        units += 1
+    if units * 2.0**quantum >= 2.0**emax:
+        return sign * math.inf
+    return sign * math.ldexp(units, quantum)
+
+
+def exact_row_sums(rows: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Each row's exact sum rounded once to ``dtype`` (docs/numerics.md, "Float sums"):
+    NaN for a NaN or both infinities, an infinity for one, else :func:`round_fraction`
+    of the ``Fraction`` sum."""
+    out = []
+    for row in np.asarray(rows).astype(np.float64):
+        if np.isnan(row).any() or (np.isposinf(row).any() and np.isneginf(row).any()):
+            out.append(math.nan)
+        elif np.isinf(row).any():
+            out.append(float(row[np.isinf(row)][0]))
+        else:
+            out.append(round_fraction(sum((Fraction(float(x)) for x in row), Fraction(0)), dtype))
+    return np.array(out, np.float64).astype(dtype)

@@ -42,24 +42,6 @@ func.func @totalorder(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi1> {
 
 // -----
 
-func.func @reduce_add(%a: tensor<4x8xf32>) -> tensor<4xf32> {
-  %i = stablehlo.constant dense<0.0> : tensor<f32>
-  // expected-error@+1 {{'stablehlo.reduce' op lower-hlo-to-nisa: reduce applying stablehlo.add: only single-input max / min / and / or / xor reductions are lowered (an add's order is the ISA's, not StableHLO's exact sum)}}
-  %r = stablehlo.reduce(%a init: %i) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
-  func.return %r : tensor<4xf32>
-}
-
-// -----
-
-func.func @reduce_leading(%a: tensor<4x8xf32>) -> tensor<8xf32> {
-  %i = stablehlo.constant dense<0xFF800000> : tensor<f32>
-  // expected-error@+1 {{'stablehlo.reduce' op lower-hlo-to-nisa: reduce over dims [0] of a rank-2 tensor: only trailing dims are reduced (the free axis); transpose them last}}
-  %r = stablehlo.reduce(%a init: %i) applies stablehlo.maximum across dimensions = [0] : (tensor<4x8xf32>, tensor<f32>) -> tensor<8xf32>
-  func.return %r : tensor<8xf32>
-}
-
-// -----
-
 func.func @reduce_tensor_init(%a: tensor<4x8xf32>, %i: tensor<f32>) -> tensor<4xf32> {
   // expected-error@+1 {{'stablehlo.reduce' op lower-hlo-to-nisa: the init value of a reduce must be a constant}}
   %r = stablehlo.reduce(%a init: %i) applies stablehlo.maximum across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>

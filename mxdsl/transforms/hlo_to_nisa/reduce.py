@@ -1,5 +1,12 @@
-"""StableHLO ``reduce``: max / min (or and / or / xor) over the trailing dims, one
-``tensor_reduce`` per 128 rows."""
+"""StableHLO ``reduce``: add / max / min (or and / or / xor) over the trailing dims or
+over one other dim, one ``tensor_reduce`` per 128 rows.
+
+A float add is the exact sum of the reduced elements and the init rounded once to the
+result type at every level (``docs/numerics.md``, "Float sums"); ``nisa.tensor_reduce``
+add computes exactly that when the whole sum is one instruction, so a row is reduced in
+one tile (at most a quarter of a partition's SBUF on the ``--target``), and a nonzero
+init is one more column of the tile. Max / min are order-free (IEEE, -0 < +0), the
+bitwise ops too."""
 
 from __future__ import annotations
 
@@ -7,18 +14,21 @@ import math
 from typing import Any
 
 from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
     IntegerType,
     Signedness,
     i1,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 
-from mxdsl.builder import Offset, element_type_of, shape_of
+from mxdsl.builder import NisaBuilder, Offset, element_type_of, shape_of
 from mxdsl.dialects import nisa
 from mxdsl.dialects import stablehlo as shlo
 from mxdsl.lowerings import Lowerings
+from mxdsl.targets import current_target
 from mxdsl.transforms.hlo_to_nisa.common import (
-    ELEMENTWISE_FREE_TILE,
     PMAX,
     Refusal,
     buffer_element,
@@ -26,24 +36,31 @@ from mxdsl.transforms.hlo_to_nisa.common import (
 )
 from mxdsl.transforms.hlo_to_nisa.lowering import FunctionLowering
 
+SBUF_SHARE = 4
+"""A reduce's data tile takes at most ``1 / SBUF_SHARE`` of a partition's SBUF."""
+
 
 def lower_reduce(lowering: FunctionLowering, op: shlo.ReduceOp) -> None:
-    """A max / min (or and / or / xor) reduction over the trailing dims: one
-    ``tensor_reduce`` per 128 rows; an init other than the op's identity is combined
-    afterwards."""
+    """A single-input reduction over the trailing dims (the free axis of the tile) or
+    over one other dim (its elements gathered onto the free axis by strided DMAs): one
+    ``tensor_reduce`` per 128 kept positions. A max / min / bitwise init other than the
+    op's identity is combined afterwards; an add's nonzero init is a term of the sum."""
     body = op.compact_body()
     alu = _REDUCE_ALU.get(body or "")
     if alu is None or len(op.inputs) != 1:
         raise Refusal(
-            f"reduce applying {body or 'a multi-op body'}: only single-input max / min / "
-            "and / or / xor reductions are lowered (an add's order is the ISA's, not "
-            "StableHLO's exact sum)"
+            f"reduce applying {body or 'a multi-op body'}: only single-input add / max / "
+            "min / and / or / xor reductions are lowered; write the reduction with one of "
+            "these bodies"
         )
     source_tensor, init_tensor, result = op.inputs[0], op.init_values[0], op.reduced[0]
     element = element_type_of(source_tensor)
     kind = element_kind(element)
-    ordered = alu in (nisa.AluOp.MAXIMUM, nisa.AluOp.MINIMUM)
-    kinds = ("float", "signed", "unsigned") if ordered else ("signed", "unsigned", "i1")
+    kinds = {
+        nisa.AluOp.ADD: ("float", "signed", "unsigned"),
+        nisa.AluOp.MAXIMUM: ("float", "signed", "unsigned"),
+        nisa.AluOp.MINIMUM: ("float", "signed", "unsigned"),
+    }.get(alu, ("signed", "unsigned", "i1"))
     if kind not in kinds:
         raise Refusal(
             f"reduce {alu.value} on {element}: lowered on {' / '.join(kinds)} element "
@@ -51,49 +68,108 @@ def lower_reduce(lowering: FunctionLowering, op: shlo.ReduceOp) -> None:
         )
     shape = shape_of(source_tensor)
     dims = sorted(op.dims)
-    if not dims or dims != list(range(len(shape) - len(dims), len(shape))):
+    trailing = bool(dims) and dims == list(range(len(shape) - len(dims), len(shape)))
+    if not trailing and len(dims) != 1:
         raise Refusal(
-            f"reduce over dims {dims} of a rank-{len(shape)} tensor: only trailing dims "
-            "are reduced (the free axis); transpose them last"
-        )
-    reduced = math.prod(shape[len(shape) - len(dims) :])
-    rows = math.prod(shape[: len(shape) - len(dims)])
-    if reduced > ELEMENTWISE_FREE_TILE * 8 or 0 in shape:
-        raise Refusal(
-            f"reduce over {reduced} elements per row: at most "
-            f"{ELEMENTWISE_FREE_TILE * 8} (one SBUF tile row) are lowered"
+            f"reduce over dims {dims} of a rank-{len(shape)} tensor: lowered over the "
+            "trailing dims or over one dim; transpose the reduced dims last"
         )
     init = lowering.splats.get(init_tensor) if init_tensor not in lowering.values else None
     if init is None:
         raise Refusal("the init value of a reduce must be a constant")
-    e = lowering.builder
-    source = lowering.builder.reshaped(lowering.value(source_tensor), (rows, reduced))
+    first = dims[0]
+    outer = math.prod(shape[:first])
+    count = math.prod(shape[d] for d in dims)
+    inner = 1 if trailing else math.prod(shape[first + 1 :])
+    rows = outer * inner
+    identity = _is_identity(alu, init.value, element)
+    extra = 0 if identity or alu != nisa.AluOp.ADD else 1
     tile_element = buffer_element(element)
+    target = current_target()
+    budget = target.sbuf_partition_bytes // SBUF_SHARE // _element_bytes(tile_element)
+    if count + extra > budget or 0 in shape:
+        raise Refusal(
+            f"reduce over {count} elements per result: at most {budget} are lowered on "
+            f"{target.name} (a row reduces in one tile of at most 1/{SBUF_SHARE} of a "
+            f"partition's SBUF, {target.sbuf_partition_bytes // 1024} KiB); select a "
+            "larger --target or reduce over fewer elements"
+        )
+    e = lowering.builder
     out = lowering.result_buffer(result, tile_element)
     lowering.values[result] = out
-    out2d = lowering.builder.reshaped(out, (rows, 1))
-    p_alloc = min(PMAX, rows)
-    data = e.alloc([p_alloc, reduced], tile_element, nisa.MemorySpace.SBUF, "red_in")
+    p_alloc = min(PMAX, inner if not trailing else rows)
+    data = e.alloc([p_alloc, count + extra], tile_element, nisa.MemorySpace.SBUF, "red_in")
     dst = e.alloc([p_alloc, 1], tile_element, nisa.MemorySpace.SBUF, "red_out")
-    identity = _is_identity(alu, init.value, element)
+    if extra:
+        lowering.fill(e.view(data, [(0, p_alloc, 1, True), (count, 1, 1, True)]), init.value)
     init_tile = None
-    if not identity:
+    if not identity and alu != nisa.AluOp.ADD:
         init_tile = e.alloc([p_alloc, 1], tile_element, nisa.MemorySpace.SBUF, "red_init")
         lowering.fill(init_tile, init.value)
 
-    def tile(r0: Offset, rt: int) -> None:
-        d = e.rows(dst, rt, 1)
-        x = e.rows(data, rt, reduced)
-        e.dma(x, e.view(source, [(r0, rt, 1, True), (0, reduced, 1, True)]))
+    def reduce_rows(d: SSAValue, x: SSAValue, rt: int) -> None:
         e.emit(nisa.TensorReduceOp(d, alu, x, [1]))
         if init_tile is not None:
             e.emit(nisa.TensorTensorOp(d, alu, d, e.rows(init_tile, rt, 1)))
-        e.dma(e.view(out2d, [(r0, rt, 1, True), (0, 1, 1, True)]), d)
 
-    e.tiled(rows, PMAX, "r", tile)
+    source = lowering.value(source_tensor)
+    if trailing:
+        source2d = e.reshaped(source, (rows, count))
+        out2d = e.reshaped(out, (rows, 1))
+
+        def tile(r0: Offset, rt: int) -> None:
+            d, x = e.rows(dst, rt, 1), e.rows(data, rt, count + extra)
+            e.dma(
+                e.rows(data, rt, count), e.view(source2d, [(r0, rt, 1, True), (0, count, 1, True)])
+            )
+            reduce_rows(d, x, rt)
+            e.dma(e.view(out2d, [(r0, rt, 1, True), (0, 1, 1, True)]), d)
+
+        e.tiled(rows, PMAX, "r", tile)
+        return
+    _gather_reduce(e, source, out, (outer, count, inner), data, dst, extra, reduce_rows)
+
+
+def _gather_reduce(
+    e: NisaBuilder,
+    source: SSAValue,
+    out: SSAValue,
+    shape: tuple[int, int, int],
+    data: SSAValue,
+    dst: SSAValue,
+    extra: int,
+    reduce_rows: Any,
+) -> None:
+    """A reduction over the middle dim of ``source`` seen as ``[outer, count, inner]``:
+    per outer index and per 128 inner positions, one DMA per reduced index gathers the
+    column ``source[o, j, r0 : r0 + rt]`` into column ``j`` of the tile."""
+    outer, count, inner = shape
+    source3d = e.reshaped(source, shape)
+    out2d = e.reshaped(out, (outer, inner))
+
+    def per_outer(o: Offset) -> None:
+        def tile(r0: Offset, rt: int) -> None:
+            def gather(j: Offset) -> None:
+                e.dma(
+                    e.view(data, [(0, rt, 1, True), (j, 1, 1, False)]),
+                    e.view(source3d, [(o, 1, 1, False), (j, 1, 1, False), (r0, rt, 1, True)]),
+                )
+
+            e.loop(0, count, 1, "j", gather)
+            d = e.rows(dst, rt, 1)
+            reduce_rows(d, e.rows(data, rt, count + extra), rt)
+            e.dma(
+                e.view(out2d, [(o, 1, 1, False), (r0, rt, 1, True)]),
+                e.view(d, [(0, rt, 1, True), (0, 1, 1, False)]),
+            )
+
+        e.tiled(inner, PMAX, "r", tile)
+
+    e.loop(0, outer, 1, "o", per_outer)
 
 
 _REDUCE_ALU = {
+    "stablehlo.add": nisa.AluOp.ADD,
     "stablehlo.maximum": nisa.AluOp.MAXIMUM,
     "stablehlo.minimum": nisa.AluOp.MINIMUM,
     "stablehlo.and": nisa.AluOp.BITWISE_AND,
@@ -102,8 +178,21 @@ _REDUCE_ALU = {
 }
 
 
+def _element_bytes(element: Attribute) -> int:
+    if isinstance(element, Float32Type):
+        return 4
+    if isinstance(element, BFloat16Type | Float16Type):
+        return 2
+    if isinstance(element, IntegerType):
+        return max(element.width.data // 8, 1)
+    return 4
+
+
 def _is_identity(alu: nisa.AluOp, value: Any, element: Attribute) -> bool:
-    """Whether ``value`` is the identity of the reduction ``alu`` in ``element``."""
+    """Whether ``value`` is the identity of the reduction ``alu`` in ``element`` (for a
+    float add any zero: the exact sum's zero is +0 whatever the init's sign)."""
+    if alu == nisa.AluOp.ADD:
+        return value == 0
     if alu == nisa.AluOp.MAXIMUM:
         if isinstance(element, IntegerType):
             unsigned = element.signedness.data == Signedness.UNSIGNED
