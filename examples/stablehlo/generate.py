@@ -185,23 +185,46 @@ ACTIVATIONS = {
 }
 
 
-def ffn_case(kind: str, dtype, mx: bool, seed: int):
+def ffn_layer(kind: str, mx: bool):
     """A feed-forward layer ``[T, H] -> [T, H]``: gated (SwiGLU / GeGLU: act(x W1) *
     (x W3), then W2) or ReLU (relu(x W1) W2); plain dots, or MXFP8 scaled dots."""
     dot = _mx_dot if mx else _plain_dot
-    rng = np.random.default_rng(seed)
-    x = _normal(rng, (T, HIDDEN), 1.0, dtype)
-    w1 = _normal(rng, (HIDDEN, INTER), HIDDEN**-0.5, dtype)
-    w2 = _normal(rng, (INTER, HIDDEN), INTER**-0.5, dtype)
     if kind == "relu":
-        return (lambda x, w1, w2: dot(jax.nn.relu(dot(x, w1)), w2)), (x, w1, w2), None
-    w3 = _normal(rng, (HIDDEN, INTER), HIDDEN**-0.5, dtype)
+        return lambda x, w1, w2: dot(jax.nn.relu(dot(x, w1)), w2)
     act = ACTIVATIONS[kind]
 
     def f(x, w1, w3, w2):
         return dot(act(dot(x, w1), dot(x, w3)), w2)
 
-    return f, (x, w1, w3, w2), None
+    return f
+
+
+def ffn_case(kind: str, dtype, mx: bool, seed: int):
+    """:func:`ffn_layer` at T, HIDDEN, INTER with seeded inputs (x ~ N(0, 1), weights
+    ~ N(0, 1 / fan-in))."""
+    rng = np.random.default_rng(seed)
+    x = _normal(rng, (T, HIDDEN), 1.0, dtype)
+    w1 = _normal(rng, (HIDDEN, INTER), HIDDEN**-0.5, dtype)
+    w2 = _normal(rng, (INTER, HIDDEN), INTER**-0.5, dtype)
+    if kind == "relu":
+        return ffn_layer(kind, mx), (x, w1, w2), None
+    w3 = _normal(rng, (HIDDEN, INTER), HIDDEN**-0.5, dtype)
+    return ffn_layer(kind, mx), (x, w1, w3, w2), None
+
+
+LLAMA_FFN = "llama_ffn_swiglu_mxfp8_cuda"
+LLAMA_T, LLAMA_H, LLAMA_I = 512, 4096, 14336
+
+
+def write_llama_ffn() -> None:
+    """The SwiGLU MXFP8 FFN at Llama-class sizes (T = 512, H = 4096, I = 14336): the
+    program text only (its f32 inputs would be 700 MB; ``benchmarks/ffn_layer.py`` draws
+    them with the same distributions as :func:`ffn_case`)."""
+    shapes = ((LLAMA_T, LLAMA_H), (LLAMA_H, LLAMA_I), (LLAMA_H, LLAMA_I), (LLAMA_I, LLAMA_H))
+    args = [jax.ShapeDtypeStruct(shape, jnp.float32) for shape in shapes]
+    lowered = jax.jit(ffn_layer("swiglu", True)).trace(*args).lower(lowering_platforms=("cuda",))
+    (HERE / f"{LLAMA_FFN}.mlir").write_text(lowered.as_text())
+    print(f"{LLAMA_FFN}: cuda")
 
 
 def rmsnorm_case(dtype, seed: int):
@@ -302,6 +325,7 @@ def write_layers() -> None:
 
 def main() -> None:
     write_layers()
+    write_llama_ffn()
     for name, (platform, (f, args, quantized)) in CASES.items():
         lowered = jax.jit(f).trace(*args).lower(lowering_platforms=(platform,))
         (HERE / f"{name}.mlir").write_text(lowered.as_text())

@@ -14,9 +14,9 @@ split of the elements by range, or a fix-up of just the lanes that need one, ski
 none does), so batching does not change a result.
 
 Accuracy (float64 ulps, measured by ``test/numerics/test_elementary.py`` against
-150-digit :mod:`decimal` evaluations): ``exp``, ``log``, ``log1p``, ``expm1``,
-``rsqrt`` within 1 ulp (``sqrt`` correctly rounded); ``sigmoid``, ``softplus``, ``erf``,
-SiLU within 2; ``tanh``, ``erfc``, the GELU variants within 3 (normal results);
+150-digit :mod:`decimal` evaluations): ``exp``, ``log``, ``log1p``, ``expm1`` within 1
+ulp (``sqrt`` correctly rounded); ``rsqrt``, ``sigmoid``, ``softplus``, ``erf``, SiLU
+within 2; ``tanh``, ``erfc``, the GELU variants within 3 (normal results);
 ``power(a, b)`` within about ``2 + 2 |b ln a|``. See ``docs/numerics.md`` ("Elementary
 functions").
 """
@@ -846,7 +846,7 @@ def sqrt(x: object) -> np.ndarray:
 @_elementwise
 def rsqrt(x: object) -> np.ndarray:
     """``1 / sqrt(x)``: the correctly rounded square root, then the correctly rounded
-    reciprocal (within 1 ulp); ``rsqrt(+-0) = +-Inf``, ``rsqrt(+Inf) = +0``, NaN below
+    reciprocal (within 1.5 ulps); ``rsqrt(+-0) = +-Inf``, ``rsqrt(+Inf) = +0``, NaN below
     -0."""
     r = np.sqrt(_f64(x))
     return np.divide(1.0, r, out=r)

@@ -100,6 +100,8 @@ REFS: dict[str, Callable[[float], Decimal]] = {
     "gelu": lambda x: CTX.multiply(
         CTX.divide(Decimal(x), 2), 1 + erf_ref(CTX.divide(Decimal(x), CTX.sqrt(2)))
     ),
+    "sqrt": lambda x: CTX.sqrt(Decimal(x)),
+    "rsqrt": lambda x: CTX.divide(1, CTX.sqrt(Decimal(x))),
 }
 
 # (domain sampler, max ulps): a few ulps, as documented in the module and docs/numerics.md
@@ -122,6 +124,9 @@ CASES: dict[str, tuple[np.ndarray, float]] = {
     # 1 - erf cancels in the reference too: 150 digits cover erfc down to ~1e-100 (x < 15)
     "erfc": (np.concatenate([RNG.uniform(-3, 12, 150), RNG.uniform(0.4, 0.6, 50)]), 3.5),
     "gelu": (np.concatenate([RNG.uniform(-14, 10, 150), RNG.uniform(-1.5, 1.5, 50)]), 4.0),
+    # sqrt correctly rounded; rsqrt two correctly rounded steps (within 1.5 ulps)
+    "sqrt": (np.exp2(RNG.uniform(-1070, 1023, 200)), 0.5),
+    "rsqrt": (np.exp2(RNG.uniform(-1020, 1020, 200)), 1.5),
 }
 
 

@@ -141,3 +141,28 @@ def test_a_few_values_against_math() -> None:
         want = np.array([fn(float(v)) for v in x[0]], dtype=np.float32)
         # math's libm is within an ulp of float64: its f32 rounding agrees but for ties
         assert np.allclose(out[0], want, rtol=2**-23, atol=0, equal_nan=True), op
+
+
+@pytest.mark.parametrize(
+    ("shape", "view"),
+    [
+        ("4096", "128x32"),  # rank 1: folded onto the partitions
+        ("3x5x64", "15x64"),  # 960 elements do not fill 128 rows: leading dims merged
+        ("2x4x8x64", "128x32"),  # rank 4, 4096 elements
+        ("2x130x40", "260x40"),  # more than 128 rows: two row tiles
+        ("1x1x1000", "1x1000"),  # one row, two free tiles
+        ("4x128x32", "128x128"),  # MX-block-wide last dim: wider free tiles
+        ("64x256x32", "1024x512"),  # 1024 rows of 512 instead of 16384 rows of 32
+        ("3x256x600", "768x600"),  # wide rows already: as written
+    ],
+)
+def test_functions_of_any_rank(shape: str, view: str) -> None:
+    dims = tuple(int(d) for d in shape.split("x"))
+    src = unary_program("stablehlo.logistic", "f32", shape)
+    x = wide_values("f32", (1, int(np.prod(dims)))).reshape(dims)
+    (out,) = three_levels(src, [x])
+    assert out.shape == dims
+    rows, cols = (int(d) for d in view.split("x"))
+    text = lowered(src)
+    tile = f"memref<{min(rows, 128)}x{min(cols, 512)}xf32, #nisa.mem<sbuf>>"
+    assert re.search(rf"nisa\.activation %\w+, sigmoid %\w+ : {re.escape(tile)}", text), text

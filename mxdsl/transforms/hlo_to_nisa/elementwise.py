@@ -1,11 +1,13 @@
 """StableHLO elementwise ops, compare and select, from JAX's MXFP8 quantization. Each op
 runs over [128-partition, free] tiles of its result (leading dims merged into rows, the
-last dim the free axis): DMA the operands in, one or two ISA ops, DMA out. i1 tensors are
-ui8 0 / 1 buffers. Each lowering is exact for the types it accepts: the ISA computes
-floats in f32 (exact for max / min / abs / negate / compare, and correctly rounded for
-+ - * / of f32 operands; for narrower floats the f32 result rounded again is still the
-correctly rounded one, f32 having more than 2p + 2 bits) and integers exactly
-(docs/nisa-interpreter.md), as StableHLO computes them."""
+last dim the free axis; a tensor whose elements fill whole 128-row tiles is seen as
+[size / F, F] where that uses more partitions or wider tiles: :func:`partition_view`):
+DMA the operands in, one or two ISA ops, DMA out. i1 tensors are ui8 0 / 1 buffers. Each
+lowering is exact for the types it accepts: the ISA computes floats in f32 (exact for
+max / min / abs / negate / compare, and correctly rounded for + - * / of f32 operands;
+for narrower floats the f32 result rounded again is still the correctly rounded one, f32
+having more than 2p + 2 bits) and integers exactly (docs/nisa-interpreter.md), as
+StableHLO computes them."""
 
 from __future__ import annotations
 
@@ -49,7 +51,7 @@ def elementwise(
     if not shape or 0 in shape:
         raise Refusal(f"{result.type}: only non-empty tensors of rank >= 1 are lowered")
     e = lowering.builder
-    rows, cols = rows_cols(shape)
+    rows, cols = partition_view(shape)
     p_alloc, f_alloc = min(PMAX, rows), min(ELEMENTWISE_FREE_TILE, cols)
     sources: list[tuple[SSAValue | None, SSAValue]] = []
     for operand in operands:
@@ -93,6 +95,28 @@ def elementwise(
             cols, ELEMENTWISE_FREE_TILE, "c", lambda c0, ct: tile(r0, rt, c0, ct)
         ),
     )
+
+
+def partition_view(shape: Sequence[int]) -> tuple[int, int]:
+    """The [rows, cols] view an elementwise op runs on: the leading dims merged into rows
+    and the last dim the free axis; or, when the elements fill whole 128-row tiles and
+    that view would leave partitions idle (fewer than 128 rows) or free tiles narrow (a
+    last dim below 512, such as the 32 of an MX block), the whole tensor (row-major,
+    contiguous) as ``[size / F, F]`` with the widest ``F <= 512`` that keeps the rows a
+    multiple of 128. Elementwise, the view changes no result; the tiles (at most 128 x 512
+    elements, (operands + 1) x 2 KiB per partition in f32) fit the SBUF partition of
+    every target."""
+    rows, cols = rows_cols(shape)
+    size = rows * cols
+    if size % PMAX or (rows >= PMAX and cols >= ELEMENTWISE_FREE_TILE):
+        return rows, cols
+    per_partition = size // PMAX
+    free = next(
+        f for f in range(min(ELEMENTWISE_FREE_TILE, per_partition), 0, -1) if per_partition % f == 0
+    )
+    if rows >= PMAX and free <= cols:
+        return rows, cols
+    return size // free, free
 
 
 def alu_op(
