@@ -1689,8 +1689,9 @@ class TransposeOp(IRDLOperation):
 class TensorReduceOp(IRDLOperation):
     """Reduce the innermost ``inner`` pairs of src's pattern with a reduction-legal ALU
     op (f32; exact integers / raw bits like nisa.tensor_reduce; a float add is the exact
-    sum rounded once to dst's dtype); ``negate`` multiplies the result by -1: ``bir.tensor_reduce dst, add src inner 1 (negate)?``. dst keeps
-    the partitions and holds the product of src's other pairs' nums per partition."""
+    sum rounded once to dst's dtype); ``negate`` multiplies the result by -1:
+    ``bir.tensor_reduce dst, add src inner 1 (negate)?``. dst keeps the partitions and
+    holds the product of src's other pairs' nums per partition."""
 
     name = "bir.tensor_reduce"
     dst = prop_def(AccessPatternAttr)

@@ -111,8 +111,11 @@ def odd_sum(
     out[np.isnan(out)] = np.nan  # the positive quiet NaN
     with np.errstate(invalid="ignore", over="ignore"):
         sums = np.add.reduce(rows, axis=1)
-    bounded = finite.copy()
-    bounded[finite] = _bounded(rows[finite], sums[finite])
+    if finite.all():  # the common case: no copy of the rows
+        bounded = _bounded(rows, sums)
+    else:
+        bounded = finite.copy()
+        bounded[finite] = _bounded(rows[finite], sums[finite])
     out[bounded] = sums[bounded]  # rounds as the exact sum
     rest = finite & ~bounded
     certified = rest.copy()

@@ -48,6 +48,8 @@ def same(got: np.ndarray, want: np.ndarray) -> None:
         ("130x2x32", "bf16", "-0.000000e+00", [2]),  # rounded once to bf16
         ("130x40", "f32", "0.000000e+00", [0]),  # the partition dim
         ("3x130x5", "f32", "0.000000e+00", [1]),  # a middle dim
+        ("300", "f32", "0.000000e+00", [0]),  # a rank-0 result
+        ("4x40", "f32", "-1.500000e+00", [0, 1]),  # all dims, an init
     ],
 )
 def test_float_add(shape: str, element: str, init: str, dims: list[int]) -> None:

@@ -115,7 +115,8 @@ def lower_reduce(lowering: FunctionLowering, op: shlo.ReduceOp) -> None:
     source = lowering.value(source_tensor)
     if trailing:
         source2d = e.reshaped(source, (rows, count))
-        out2d = e.reshaped(out, (rows, 1))
+        # a rank-0 result is stored whole (a reshape of it would be a copy)
+        out2d = e.reshaped(out, (rows, 1)) if shape_of(out) else None
 
         def tile(r0: Offset, rt: int) -> None:
             d, x = e.rows(dst, rt, 1), e.rows(data, rt, count + extra)
@@ -123,6 +124,9 @@ def lower_reduce(lowering: FunctionLowering, op: shlo.ReduceOp) -> None:
                 e.rows(data, rt, count), e.view(source2d, [(r0, rt, 1, True), (0, count, 1, True)])
             )
             reduce_rows(d, x, rt)
+            if out2d is None:
+                e.dma(out, d)
+                return
             e.dma(e.view(out2d, [(r0, rt, 1, True), (0, 1, 1, True)]), d)
 
         e.tiled(rows, PMAX, "r", tile)
