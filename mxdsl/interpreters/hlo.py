@@ -212,7 +212,7 @@ def dot_general(
         out = k_tiled_matmul(lhs3, rhs3, k_tile)
     else:
         out = np.matmul(lhs3, rhs3)
-    return out.reshape(*batch_shape, *lhs_free_shape, *rhs_free_shape)
+    return out.reshape((*batch_shape, *lhs_free_shape, *rhs_free_shape))
 
 
 def scaled_matmul(

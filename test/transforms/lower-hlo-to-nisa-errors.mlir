@@ -51,8 +51,8 @@ func.func @other_op(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// dot_general: one contracting dim and one free dim per side map onto partitions and the
-// stationary / moving free axis.
+// dot_general: one contracting dim per side maps onto partitions, its adjacent free dims
+// (none: a unit axis) onto the stationary / moving free axis.
 func.func @two_contracting(%a: tensor<4x8x16xbf16>, %b: tensor<8x16x4xbf16>) -> tensor<4x4xf32> {
   %y = hlo.dot_general %a, %b, contracting_dims = [1, 2] x [0, 1] : (tensor<4x8x16xbf16>, tensor<8x16x4xbf16>) -> tensor<4x4xf32>
   func.return %y : tensor<4x4xf32>
@@ -61,19 +61,19 @@ func.func @two_contracting(%a: tensor<4x8x16xbf16>, %b: tensor<8x16x4xbf16>) -> 
 
 // -----
 
-func.func @two_free(%a: tensor<4x6x32xbf16>, %b: tensor<32x8xbf16>) -> tensor<4x6x8xf32> {
-  %y = hlo.dot_general %a, %b, contracting_dims = [2] x [0] : (tensor<4x6x32xbf16>, tensor<32x8xbf16>) -> tensor<4x6x8xf32>
+func.func @free_apart(%a: tensor<4x32x6xbf16>, %b: tensor<32x8xbf16>) -> tensor<4x6x8xf32> {
+  %y = hlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<4x32x6xbf16>, tensor<32x8xbf16>) -> tensor<4x6x8xf32>
   func.return %y : tensor<4x6x8xf32>
 }
-// CHECK: lower-hlo-to-nisa-errors.mlir:65:3: error: 'hlo.dot_general' op lower-hlo-to-nisa: lhs has 2 free dims [0, 1] (rank 3, batch dims [], contracting dim 2): the lowering maps exactly one free dim onto the stationary free axis; reshape the free dims into one
+// CHECK: lower-hlo-to-nisa-errors.mlir:65:3: error: 'hlo.dot_general' op lower-hlo-to-nisa: lhs free dims [0, 2] (rank 3, batch dims [], contracting dim 1) are not adjacent: the lowering merges adjacent free dims into the stationary free axis; transpose the free dims next to each other first
 
 // -----
 
-func.func @no_free(%a: tensor<32xbf16>, %b: tensor<32x8xbf16>) -> tensor<8xf32> {
-  %y = hlo.dot_general %a, %b, contracting_dims = [0] x [0] : (tensor<32xbf16>, tensor<32x8xbf16>) -> tensor<8xf32>
-  func.return %y : tensor<8xf32>
+func.func @rhs_free_apart(%a: tensor<4x32xbf16>, %b: tensor<2x32x8xbf16>) -> tensor<4x2x8xf32> {
+  %y = hlo.dot_general %a, %b, contracting_dims = [1] x [1] : (tensor<4x32xbf16>, tensor<2x32x8xbf16>) -> tensor<4x2x8xf32>
+  func.return %y : tensor<4x2x8xf32>
 }
-// CHECK: lower-hlo-to-nisa-errors.mlir:73:3: error: 'hlo.dot_general' op lower-hlo-to-nisa: lhs has 0 free dims [] (rank 1, batch dims [], contracting dim 0)
+// CHECK: lower-hlo-to-nisa-errors.mlir:73:3: error: 'hlo.dot_general' op lower-hlo-to-nisa: rhs free dims [0, 2] (rank 3, batch dims [], contracting dim 1) are not adjacent: the lowering merges adjacent free dims into the moving free axis
 
 // -----
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
@@ -30,15 +31,21 @@ from mxdsl.contract.mx import (
 from mxdsl.dialects import nisa
 from mxdsl.dialects import stablehlo as shlo
 from mxdsl.dialects.hlo import ConvertOp
+from mxdsl.interpreters import numpy_dtype, round_to
 from mxdsl.lowerings import Lowerings
 from mxdsl.transforms.hlo_to_nisa.common import (
     Refusal,
+    Splat,
+    buffer_element,
     element_kind,
 )
 from mxdsl.transforms.hlo_to_nisa.lowering import FunctionLowering
 
 
 def lower_convert(lowering: FunctionLowering, op: ConvertOp) -> None:
+    if (splat := _converted_splat(lowering, op)) is not None:
+        lowering.splats[op.result] = splat
+        return
     kinds = BFloat16Type | Float16Type | Float32Type
     source = lowering.value(op.operand)
     target = op.result.type
@@ -85,6 +92,21 @@ def _dma_converts_exactly(source: Attribute, target: Attribute) -> bool:
         narrow = isinstance(source, IntegerType) and source.width.data <= 16
         return narrow or not _narrow_float(target) or isinstance(target, Float32Type)
     return False
+
+
+def _converted_splat(lowering: FunctionLowering, op: ConvertOp) -> Splat | None:
+    """A splat converted is the splat of the converted value (convert's rounding,
+    ``round_to``), filled where it is used: JAX's ``-inf`` mask constant converted to
+    the activation type stays a memset instead of becoming a buffer."""
+    splat = lowering.splats.get(op.operand)
+    source, target = element_type_of(op.operand), element_type_of(op.result)
+    if splat is None or op.operand in lowering.values or _unpacked_fp4(source):
+        return None
+    if _unpacked_fp4(target) or element_kind(target) == "other" and not _narrow_float(target):
+        return None
+    value = np.asarray(splat.value).astype(numpy_dtype(source)).reshape(1)
+    converted = round_to(value, numpy_dtype(target))[0]
+    return Splat(int(converted) if target == i1 else converted, buffer_element(target))
 
 
 def _unpacked_fp4(t: Attribute) -> bool:
@@ -163,7 +185,7 @@ def lower_transpose(lowering: FunctionLowering, op: shlo.TransposeOp) -> None:
         lower_reshape_like(lowering, op, source, out_shape)
         return
     e = lowering.builder
-    out = lowering.result_buffer(op.result)
+    out = lowering.result_buffer(op.result, buffer_element(element_type_of(op.result)))
     lowering.values[op.result] = out
     row = max(d for d in range(len(out_shape)) if out_shape[d] != 1)
     loops = [d for d in range(row) if out_shape[d] != 1]
@@ -200,7 +222,7 @@ def lower_broadcast_in_dim(lowering: FunctionLowering, op: shlo.BroadcastInDimOp
         lower_reshape_like(lowering, op, source, out_shape)
         return
     e = lowering.builder
-    out = lowering.result_buffer(op.result)
+    out = lowering.result_buffer(op.result, buffer_element(element_type_of(op.result)))
     lowering.values[op.result] = out
 
     def copy(ivs: dict[int, Offset]) -> None:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import math
 from typing import Any, Protocol
 
+import numpy as np
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.dialects.builtin import AnyFloat, IntegerType, Signedness, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from mxdsl.builder import NisaBuilder, element_type_of, memref_type_of, shape_of
 from mxdsl.diagnostics import OpDiagnostic
 from mxdsl.dialects import nisa
+from mxdsl.interpreters import numpy_dtype
 from mxdsl.transforms.hlo_to_nisa.common import (
     ELEMENTWISE_FREE_TILE,
     PASS_NAME,
@@ -151,7 +153,9 @@ class FunctionLowering:
     def fill(self, tile: SSAValue, value: Any) -> None:
         """Set a whole SBUF tile to a constant: ``nisa.memset`` for floats whose f64
         literal reads back; ``nisa.iota`` (int32 arithmetic, then a wrapping cast) for
-        integers, and for integral floats the memset syntax cannot carry."""
+        integers, for integral floats the memset syntax cannot carry, and for any other
+        float (``-inf``, NaN) as its bit pattern into a ``nisa.view_cast`` of the tile
+        to the unsigned integer of its width, so every level holds the same bits."""
         t = memref_type_of(tile)
         element = t.get_element_type()
         free = math.prod(t.get_shape()[1:])
@@ -164,9 +168,20 @@ class FunctionLowering:
             if isinstance(element, IntegerType) or abs(number) < (1 << 24):
                 self.builder.emit(nisa.IotaOp(tile, [(0, free)], offset=wrapped))
                 return
+        if isinstance(element, AnyFloat) and element.bitwidth in (8, 16, 32):
+            # -inf, NaN, ...: the value's bit pattern, written through an integer view
+            width = element.bitwidth
+            bits = int(np.asarray(value, numpy_dtype(element)).view(f"u{width // 8}"))
+            view = self.builder.emit(
+                nisa.ViewCastOp(tile, IntegerType(width, Signedness.UNSIGNED))
+            ).results[0]
+            wrapped = bits - (1 << 32) if bits >= (1 << 31) else bits
+            self.builder.emit(nisa.IotaOp(view, [(0, free)], offset=wrapped))
+            return
         raise Refusal(
-            f"the constant {value} has no nisa form here (memset takes finite floats whose "
-            "literal reads back, iota 32-bit integers); pass it as an argument"
+            f"the constant {value} of {element} has no nisa form here (memset takes finite "
+            "floats whose literal reads back, iota 32-bit integers and the bit patterns of "
+            "8 / 16 / 32-bit floats); pass it as an argument"
         )
 
 

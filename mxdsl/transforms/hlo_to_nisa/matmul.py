@@ -5,6 +5,7 @@ partition p, x4 lane q) and ``dot_general`` on bf16 / f16 / f32 (``nisa.nc_matmu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -61,6 +62,7 @@ def lower_scaled_matmul(lowering: FunctionLowering, op: CustomCallOp) -> None:
         lowering,
         op,
         lhs=_Operand.make(
+            lowering,
             "lhs",
             lowering.builder.cast(lhs, x4),
             config.lhs_batch_dimensions,
@@ -68,6 +70,7 @@ def lower_scaled_matmul(lowering: FunctionLowering, op: CustomCallOp) -> None:
             lhs_scale,
         ),
         rhs=_Operand.make(
+            lowering,
             "rhs",
             lowering.builder.cast(rhs, x4),
             config.rhs_batch_dimensions,
@@ -106,8 +109,8 @@ def lower_dot_general(lowering: FunctionLowering, op: DotGeneralOp) -> None:
     _Matmul(
         lowering,
         op,
-        lhs=_Operand.make("lhs", lhs, lhs_batch, lhs_contract[0], None),
-        rhs=_Operand.make("rhs", rhs, rhs_batch, rhs_contract[0], None),
+        lhs=_Operand.make(lowering, "lhs", lhs, lhs_batch, lhs_contract[0], None),
+        rhs=_Operand.make(lowering, "rhs", rhs, rhs_batch, rhs_contract[0], None),
         mx=False,
     ).run()
 
@@ -128,18 +131,56 @@ class _Operand:
 
     @staticmethod
     def make(
-        side: str, data: SSAValue, batch: Sequence[int], contract: int, scale: SSAValue | None
+        lowering: FunctionLowering,
+        side: str,
+        data: SSAValue,
+        batch: Sequence[int],
+        contract: int,
+        scale: SSAValue | None,
     ) -> _Operand:
-        rank = len(shape_of(data))
+        """The operand with its free dims as one: adjacent free dims merge (a view of
+        the row-major buffer, as ``[b, s, h]`` activations are ``[b s, h]``), and an
+        operand without a free dim (a matrix-vector product) gets a unit free dim after
+        its last dim. Free dims that are not adjacent are refused."""
+        shape = shape_of(data)
+        rank = len(shape)
         free = [d for d in range(rank) if d not in (*batch, contract)]
-        if len(free) != 1:
+        if free and free != list(range(free[0], free[-1] + 1)):
             raise Refusal(
-                f"{side} has {len(free)} free dims {free} (rank {rank}, batch dims "
-                f"{list(batch)}, contracting dim {contract}): the lowering maps exactly one "
-                f"free dim onto the {'stationary' if side == 'lhs' else 'moving'} free axis; "
-                "reshape the free dims into one"
+                f"{side} free dims {free} (rank {rank}, batch dims {list(batch)}, "
+                f"contracting dim {contract}) are not adjacent: the lowering merges "
+                "adjacent free dims into the "
+                f"{'stationary' if side == 'lhs' else 'moving'} free axis; transpose the "
+                "free dims next to each other first"
             )
-        return _Operand(side, data, scale, tuple(batch), contract, free[0], rank)
+        if len(free) == 1:
+            return _Operand(side, data, scale, tuple(batch), contract, free[0], rank)
+        # new dim of each old dim: the free dims become one dim (or a unit dim at the end)
+        first = free[0] if free else rank
+        position = [d if d <= first else d - len(free) + 1 for d in range(rank)]
+        groups: list[list[int]] = []
+        for d in range(rank):
+            if d not in free[1:]:
+                groups.append([])
+            groups[-1].append(d)
+        new_rank = rank - len(free) + 1
+
+        def view(value: SSAValue) -> SSAValue:
+            old = shape_of(value)
+            new = [math.prod(old[d] for d in g) for g in groups]
+            if not free:
+                new.append(1)
+            return lowering.builder.reshaped(value, new)
+
+        return _Operand(
+            side,
+            view(data),
+            None if scale is None else view(scale),
+            tuple(position[d] for d in batch),
+            position[contract],
+            position[first] if free else rank,
+            new_rank,
+        )
 
     @property
     def k_major(self) -> bool:
@@ -189,7 +230,12 @@ class _Matmul:
             self.rhs_blocks = e.split_dim(rhs.data, rhs.contract, k_rows, "rhs_blocks")
         out = self.lowering.result_buffer(self.result_tensor)
         self.lowering.values[self.result_tensor] = out
-        self.out = out
+        # the result as [batch..., M, N]: merged free dims, unit dims of a vector side
+        batch_sizes = [shape_of(lhs.data)[d] for d in lhs.batch]
+        if shape_of(out):
+            self.out = e.reshaped(out, [*batch_sizes, m_total, n_total])
+        else:  # a dot of two vectors: written as [1, 1], then copied into the scalar
+            self.out = e.alloc([1, 1], self.result_element, nisa.MemorySpace.HBM, "dot")
         m_alloc = min(m_tile, round_up(m_total, 2) if self.mx else m_total)
         n_alloc = min(n_tile, n_total)
         k_alloc = min(k_tile, round_up(k_total, MX_PARTITION_QUANTUM) if self.mx else k_total)
@@ -214,8 +260,9 @@ class _Matmul:
             [min(m_tile, m_total), n_alloc], self.result_element, nisa.MemorySpace.SBUF, "res"
         )
         self.k_total = k_total
-        batch_sizes = [shape_of(lhs.data)[d] for d in lhs.batch]
         self.batch_loops(batch_sizes, [])
+        if not shape_of(out):
+            e.dma(out, self.out)
 
     def batch_loops(self, sizes: list[int], ivs: list[Offset]) -> None:
         if len(ivs) == len(sizes):
