@@ -2,8 +2,8 @@
 // unchanged, and their generic form reads back; the FFNs (SwiGLU f32 / bf16 / MXFP8 cuda
 // and rocm, GeGLU with exact and tanh GELU, ReLU; plain dots and MXFP8 block-scaled
 // dots) lower to nisa and bir and give the StableHLO-level values bit for bit at every
-// level. (The norm and attention layers are lowered elsewhere: docs/stablehlo.md,
-// "Limits".)
+// level. The norm layers' three-level runs are in layers-norms.mlir, the attention
+// layers' and the masked softmax's in layers-attention.mlir.
 
 // RUN: mx-opt %examples/stablehlo/layer_attention_causal_1head_f32.mlir -o %t.layer_attention_causal_1head_f32.1.mlir
 // RUN: mx-opt %t.layer_attention_causal_1head_f32.1.mlir | diff %t.layer_attention_causal_1head_f32.1.mlir -
