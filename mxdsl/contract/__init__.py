@@ -1,5 +1,5 @@
 """Custom-call contracts: the MX error catalog, the per-target registry, and the MX
-contract itself (spec ``hlo-mx-legalization.txt`` §4, §6)."""
+contract itself (Spec "MX-FP8 Microscaling Legalization" §4, §6)."""
 
 from mxdsl.contract.errors import (
     CATALOG,

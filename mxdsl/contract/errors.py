@@ -1,6 +1,6 @@
 """The MX contract error catalog, as data.
 
-Spec ``hlo-mx-legalization.txt`` §4 and §6: the real compiler keeps one structured-error
+Spec "MX-FP8 Microscaling Legalization" §4 and §6: the real compiler keeps one structured-error
 catalog (``hilo::lookup_cause`` / ``lookup_resolution`` / ``formatErrorMessage``) that
 fires when an MX custom call is built. Here every failure is an :class:`ErrorCode`, each
 code has one cause and one resolution in :data:`CATALOG`, and :func:`format_error` is the

@@ -1,6 +1,6 @@
 """The MX contract: QuantizeMX, ``__op$block_scaled_dot`` and their legalized targets.
 
-Spec ``hlo-mx-legalization.txt`` §4 (the backend_config schemas and constraints) and §6
+Spec "MX-FP8 Microscaling Legalization" §4 (the backend_config schemas and constraints) and §6
 (the validators fire where the custom call is built, not in the passes). The config
 readers, target names and metadata literals here are shared with the legalization passes,
 so the pass and the verifier cannot drift apart.

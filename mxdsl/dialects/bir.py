@@ -124,7 +124,8 @@ X4_LANES = 4
 
 
 class Dtype(enum.IntEnum):
-    """BIR dtype codes. 2, 5, 7, 8, 9 and 16 are the spec's (``mx-quantize-numerics.txt``:
+    """BIR dtype codes. 2, 5, 7, 8, 9 and 16 are the spec's ("MX Microscaling: Quantize,
+    Block-Scaling and E8M0":
     the x4 trigger ``dt == 2 || dt - 8 <= 1``, QuantizeMx's targets {2, 5, 7, 8, 9},
     ``cast_to(Dtype 16 = fp32)``); 3 and 4 are the spec's legacy reduce-path FP8
     formats; the rest are mxdsl's choice (``docs/bir.md``). 6 is a slot of the spec's
@@ -309,7 +310,7 @@ def partition_capacity(memory: Memory) -> int:
 
 
 def _needs_mx(name: str) -> None:
-    """MX instructions exist on the MX targets only (design.md: trn3, not trn2)."""
+    """MX instructions exist on the MX targets only (``docs/targets.md``: trn3, not trn2)."""
     target = current_target()
     if not target.has_mx:
         raise VerifyException(

@@ -1,7 +1,7 @@
 """The ``hlo`` dialect: the HLO instructions found around the MX path.
 
 It models what an HLO graph that reaches the Neuron MX path contains (spec
-``hlo-mx-legalization.txt``): ``custom_call`` (the ``QuantizeMX`` /
+"MX-FP8 Microscaling Legalization"): ``custom_call`` (the ``QuantizeMX`` /
 ``__op$block_scaled_dot`` frontend calls and the ``QuantizeMX_*`` / ``ScaledMatmul_*``
 targets the legalizations emit), ``constant`` (dense literals and the tuple literals the
 legalizations build as metadata), ``tuple``, ``get_tuple_element``, ``dot_general`` and

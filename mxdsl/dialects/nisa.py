@@ -16,7 +16,7 @@ Functions, loops and index arithmetic come from ``func``, ``scf`` and ``arith``.
 Every nisa op that moves or computes data writes its first operand, ``dst``, and returns
 nothing; these ops carry read and write memory effects, so DCE and canonicalization
 keep them. The verifiers enforce the documented NKI ISA limits (reference
-``nki-isa-and-nkilib.md`` §4) of a gen4 (Trn3) NeuronCore, the generation that has the
+the public NKI ISA documentation) of a gen4 (Trn3) NeuronCore, the generation that has the
 MX ops, with the deviations listed in ``docs/nisa.md`` (moving free size <= 512: one PSUM
 bank). Each limit violation raises a ``VerifyException`` naming the op, the operand, the
 value and the limit.
@@ -935,7 +935,7 @@ class NcMatmulOp(IRDLOperation):
 
 
 def _needs_mx(op: IRDLOperation) -> None:
-    """MX instructions exist on the MX targets only (design.md: trn3, not trn2)."""
+    """MX instructions exist on the MX targets only (``docs/targets.md``: trn3, not trn2)."""
     target = current_target()
     if not target.has_mx:
         raise VerifyException(

@@ -807,7 +807,7 @@ def quantize_mx_tile(
     src: np.ndarray, dtype: Dtype, *, alternative_emax: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """``visitInstQuantizeMx`` on a ``[P, F]`` tile, step by step (spec
-    ``mx-quantize-numerics.txt``); the arithmetic is :mod:`mxdsl.numerics`.
+    "MX Microscaling: Quantize, Block-Scaling and E8M0"); the arithmetic is :mod:`mxdsl.numerics`.
 
     Returns ``(data, scale)``: data in ``dtype``'s numpy type (``[P, F/4]`` containers
     for x4, ``[P, F]`` codes for 5 / 7), scale as E8M0 bytes ``[P/8, F/4]`` (scale row i

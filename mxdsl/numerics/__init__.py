@@ -2,8 +2,9 @@
 
 Pure numpy + ml_dtypes, vectorised over whole arrays, no IR. Every interpreter calls
 these functions, so the MX numerics exist once. The behaviour follows
-``spec/mx-quantize-numerics.txt`` (the BIR simulator's InstQuantizeMx) and
-``spec/hlo-mx-legalization.txt`` §4; ``docs/numerics.md`` explains the choices.
+the spec "MX Microscaling: Quantize, Block-Scaling and E8M0" (the BIR simulator's InstQuantizeMx)
+and
+the spec "MX-FP8 Microscaling Legalization" §4; ``docs/numerics.md`` explains the choices.
 """
 
 from mxdsl.numerics.blocks import (

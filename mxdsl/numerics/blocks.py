@@ -3,9 +3,9 @@
 A block is a box of ``block_shape`` elements (one extent per axis) and carries one E8M0
 scale; the scale tensor has the input shape divided by ``block_shape`` axis by axis.
 
-* Logical (HLO QuantizeMX, ``hlo-mx-legalization.txt`` §4.1): 32 consecutive elements
+* Logical (HLO QuantizeMX, "MX-FP8 Microscaling Legalization" §4.1): 32 consecutive elements
   along the quantized axis, ``logical_block_shape(ndim, axis)``.
-* Physical (BIR InstQuantizeMx, spec ``mx-quantize-numerics.txt``
+* Physical (BIR InstQuantizeMx, Spec "MX Microscaling: Quantize, Block-Scaling and E8M0"
   "Algorithm — findMaxExponentPerInputBlock"): 8 partitions x 4 free columns of a
   ``[P, F]`` tile, ``PHYSICAL_BLOCK_SHAPE``; the scale tensor is ``[P//8, F//4]``.
 """

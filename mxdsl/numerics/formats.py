@@ -1,8 +1,9 @@
 """MX element formats and the E8M0 block scale.
 
-Spec ``mx-quantize-numerics.txt``, "The EMAX Table" (per-format emax 2 / 8 / 15) and
+Spec "MX Microscaling: Quantize, Block-Scaling and E8M0", "The EMAX Table" (per-format emax 2 / 8
+/ 15) and
 "Round-to-Grid: FP4 and FP8" (the e2m1 grid, the e4m3fn 448 / e5m2 57344 maxima);
-``hlo-mx-legalization.txt`` §4.1 (only ``float8_e5m2`` / ``float8_e4m3fn`` at the HLO
+"MX-FP8 Microscaling Legalization" §4.1 (only ``float8_e5m2`` / ``float8_e4m3fn`` at the HLO
 level, one E8M0 = ``float8_e8m0fnu`` scale per 32 elements).
 """
 
@@ -96,7 +97,7 @@ class MxFormat(enum.Enum):
         """The format named by an HLO backend_config ``dtype`` / ``element_dtype``.
 
         Only ``float8_e4m3fn`` and ``float8_e5m2`` exist at the HLO level
-        (``hlo-mx-legalization.txt`` §4.1); anything else raises ValueError."""
+        ("MX-FP8 Microscaling Legalization" §4.1); anything else raises ValueError."""
         for fmt in (cls.E4M3FN, cls.E5M2):
             if fmt.spec_name == name:
                 return fmt

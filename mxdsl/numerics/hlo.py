@@ -1,6 +1,6 @@
 """The HLO-level MX calls: exactly what QuantizeMX returns and ScaledMatmul consumes.
 
-``hlo-mx-legalization.txt`` §4.1: a BF16 / F16 input becomes ``{ui32 data, E8M0
+"MX-FP8 Microscaling Legalization" §4.1: a BF16 / F16 input becomes ``{ui32 data, E8M0
 scale}``; the data is FP8 x4-packed along the quantized dim (its length divided by 4),
 the scale has one E8M0 byte per 32 elements along that dim (its length divided by 32).
 Only ``float8_e4m3fn`` and ``float8_e5m2`` exist at this level.

@@ -1,6 +1,7 @@
 """fp32 -> FP8 / FP4 narrows and the FP4 decoder (the reference path).
 
-Spec ``mx-quantize-numerics.txt``, "Round-to-Grid: FP4 and FP8": FP8 e4m3fn / e5m2 go
+Spec "MX Microscaling: Quantize, Block-Scaling and E8M0", "Round-to-Grid: FP4 and FP8": FP8 e4m3fn
+/ e5m2 go
 through ``bir::CastToNewDType`` with the FP8ConversionConfig saturate byte forced on;
 FP4 e2m1 has its own RNE-saturate encoder (``encode_e2m1``) and decoder (``decode_e2m1``).
 Every function works on whole arrays with integer arithmetic on the fp32 bit pattern;

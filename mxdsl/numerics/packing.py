@@ -1,9 +1,9 @@
 """x4 packing of MX element codes and the E8M0 scale-tensor row interleave.
 
-Spec ``mx-quantize-numerics.txt``, "x4-Pack and Scale-Tensor Interleave":
+Spec "MX Microscaling: Quantize, Block-Scaling and E8M0", "x4-Pack and Scale-Tensor Interleave":
 
 * FP8 x4 (``float8_*_x4``): four code bytes per ui32 lane word, little-endian, element
-  ``4k + j`` in byte ``j`` of word ``k`` (``hlo-mx-legalization.txt`` §4.1, the U32
+  ``4k + j`` in byte ``j`` of word ``k`` ("MX-FP8 Microscaling Legalization" §4.1, the U32
   container; nki reference §3.1 "byte 0 = first").
 * FP4 x4 (``float4_e2m1fn_x4``): four nibbles per 16-bit word, placed through
   ``lane_remap`` ("FP4 x4-Pack and Intra-x4 Lane Order"); see :func:`fp4_lane_remap`.

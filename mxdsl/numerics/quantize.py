@@ -47,7 +47,8 @@ def quantize_mx(
     Returns ``(codes, scale)``: uint8 element codes with the shape of ``x`` (FP4: one
     nibble per byte) and uint8 E8M0 bytes with the shape ``x.shape / block_shape``.
     ``alternative_emax`` is MxAlternativeEmaxEn (emax - 1). Spec
-    ``mx-quantize-numerics.txt`` "The Quantize Data Path" and "Block-Scale Computation";
+    "MX Microscaling: Quantize, Block-Scaling and E8M0" "The Quantize Data Path" and "Block-Scale
+    Computation";
     a shape that ``block_shape`` does not divide is a ValueError. ``threads`` bounds the
     threads of the bf16 fast path (default ``$MXDSL_QUANTIZE_THREADS``, else every
     available CPU; see :func:`mxdsl.numerics.fast.quantize_threads`): the bits do not

@@ -1,6 +1,6 @@
 """The reference MX quantize / dequantize: the spec's algorithm, written plainly.
 
-Spec ``mx-quantize-numerics.txt``:
+Spec "MX Microscaling: Quantize, Block-Scaling and E8M0":
 
 * "Algorithm — findMaxExponentPerInputBlock": the per-element exponent is the raw
   byte ``(uint8)(fp32_bits >> 23)`` (sign dropped, denormals read 0, Inf / NaN read

@@ -7,7 +7,7 @@
    lowers function by function and has no calls).
 2. Every ``stablehlo.custom_call @__op$block_scaled_dot`` and every
    ``stablehlo.composite "xla.scaled_dot"`` becomes the contract's
-   ``hlo.custom_call @__op$block_scaled_dot`` (spec ``hlo-mx-legalization.txt`` §3, §4.2):
+   ``hlo.custom_call @__op$block_scaled_dot`` (Spec "MX-FP8 Microscaling Legalization" §3, §4.2):
    each typed FP8 operand ``[.., K]`` is packed into ``ui32`` x4 lane words by a real
    packing op in the IR, ``stablehlo.reshape`` to ``[.., K/4, 4]`` then
    ``stablehlo.bitcast_convert`` to ``[.., K/4] x ui32`` (element ``4k + j`` in byte ``j``

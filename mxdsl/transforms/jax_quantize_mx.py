@@ -5,7 +5,8 @@ StableHLO ops (``docs/stablehlo.md``, "Quantization"): per 32-element block alon
 contracting (last) dim, ``amax / 448`` is rounded *up* to a power of two (JAX's
 ``cast_to_e8m0_with_rounding_up``; an all-zero block gets E8M0 byte 0), the block is
 divided by it, clipped and converted to FP8. The Neuron ``QuantizeMX`` uses the EMAX
-rule instead (spec ``mx-quantize-numerics.txt``): ``E8M0 = max(1, maxExp - emax)``, a
+rule instead (Spec "MX Microscaling: Quantize, Block-Scaling and E8M0"): ``E8M0 = max(1, maxExp -
+emax)``, a
 *floor*, then saturates. The two scales differ in blocks whose amax has a significand above
 1.75 (and in all-zero blocks), so the rewrite changes results and is never done
 by default. Each rewritten site gets a located remark saying so.

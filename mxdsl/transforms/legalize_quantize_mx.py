@@ -1,6 +1,6 @@
 """``legalize-quantize-mx``: QuantizeMX -> QuantizeMX_{f16|bf16}_{e5m2|e4m3fn}.
 
-Spec ``hlo-mx-legalization.txt`` §2 (``xla::LegalizeQuantizeMX``, registry order 9): match
+Spec "MX-FP8 Microscaling Legalization" §2 (``xla::LegalizeQuantizeMX``, registry order 9): match
 a custom call whose target is exactly ``QuantizeMX``; read dtype, dim and block_size
 (32 when absent) from its backend_config; fold a negative dim against the operand rank;
 build the metadata tuple constant (s64 shape list, dim, block_size, 0); emit the

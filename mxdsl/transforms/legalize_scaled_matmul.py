@@ -1,6 +1,6 @@
 """``legalize-scaled-matmul``: __op$block_scaled_dot -> ScaledMatmul_{..}_{f32|bf16}.
 
-Spec ``hlo-mx-legalization.txt`` §3 (``xla::LegalizeScaledMatmul``, registry order 10):
+Spec "MX-FP8 Microscaling Legalization" §3 (``xla::LegalizeScaledMatmul``, registry order 10):
 match a custom call whose target is exactly ``__op$block_scaled_dot``; read the four
 dimension lists and element_dtype from ``scaled_dot_backend_config``; emit
 ``ScaledMatmul_{e4m3fn_e4m3fn|e5m2_e5m2}_{f32|bf16}`` with operands (lhs, rhs, lhs_scale,

@@ -2,7 +2,7 @@
 
 Kernel-side facts only (the builders and the argument table read them); packing dense
 weights into these layouts is reference work (:mod:`mxdsl.kernels.moe_cte.reference.mx`).
-Per reference ``nki-isa-and-nkilib.md`` §3.2: weights travel as x4 integer alternates
+Per nkilib's MX layouts: weights travel as x4 integer alternates
 (uint32 for FP8, uint16 for FP4), one E8M0 scale per 8 partitions x 4 lanes.
 """
 

@@ -1,10 +1,10 @@
 """The MoE-CTE dispatch: the spec, its configs, the problem description and its checks.
 
 ``MoECTESpec`` / ``MoECTEImplementation`` / ``ShardOnBlockConfig`` / ``ShardOnIConfig`` /
-``QuantizationConfig`` follow nkilib's ``moe_cte`` (spec ``moe-cte-kernels.txt``), with
-its defects fixed: every implementation dispatches (the MX ones raise
-:class:`NotBuiltYetError` until issue 7 builds them, never return None), an unknown
-implementation raises, the MX members get their family's default config too, and nothing
+``QuantizationConfig`` follow nkilib's ``moe_cte`` (spec "MoE Context/Prefill (CTE):
+Dispatch and the bwmm Shard Variants"), with its defects fixed: every implementation
+dispatches (a variant not built raises :class:`NotBuiltYetError`, never returns None),
+an unknown implementation raises, the MX members get their family's default config too, and nothing
 prints. The sizes and numeric options of one kernel are :class:`MoECTESizes` and
 :class:`MoECTEOptions`; :func:`check_problem` refuses what a variant cannot do with a
 :class:`MoECTEConfigError` before any IR is built.
@@ -79,8 +79,8 @@ class ExpertAffinityScaleMode(Enum):
 class ShardOnBlockConfig:
     n_block_per_iter: int = 1
     block_sharding_strategy: BlockShardStrategy = BlockShardStrategy.PING_PONG
-    n_static_blocks: int = -1  # shard_on_block_mx (issue 7)
-    n_dynamic_blocks: int = 55  # shard_on_block_mx (issue 7)
+    n_static_blocks: int = -1  # shard_on_block_mx
+    n_dynamic_blocks: int = 55  # shard_on_block_mx
 
 
 @dataclass

@@ -3,7 +3,7 @@
 Routed random inputs (:mod:`.inputs`), the dense numpy golden (:mod:`.golden`), and the
 MX packing, MX inputs and MX-aware golden (:mod:`.mx`). These import the kernel side's
 problem description (spec, argument table, MX format table); no kernel builder imports
-anything here (design.md, Layout; ``test/kernels/test_moe_imports.py`` checks it).
+anything here (``test/kernels/test_moe_imports.py`` checks it).
 """
 
 from mxdsl.kernels.moe_cte.reference.golden import activation, moe_cte_golden, relative_error

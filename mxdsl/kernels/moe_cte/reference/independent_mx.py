@@ -4,7 +4,8 @@
 The MoE MX golden (``reference.mx``) builds its MX inputs and decodes them with these
 functions, so a bug in ``mxdsl.numerics`` (a scale, a narrow, the FP4 lane order) shows
 up as a golden mismatch instead of cancelling out. Written from
-``spec/mx-quantize-numerics.txt`` directly, with ml_dtypes for the element formats:
+the spec "MX Microscaling: Quantize, Block-Scaling and E8M0" directly, with ml_dtypes for the
+element formats:
 
 * block scale ("Algorithm - generateMxScales (E8M0 clamp)"): ``E8M0 = max(1, max(0,
   maxBiasedExp - EMAX))``, ``maxBiasedExp`` the largest fp32 exponent field in the block
