@@ -2,7 +2,7 @@
 MX-aware golden and the MX inputs (see ``docs/moe-cte-mx.md``; the format table and
 layout constants the builders use are :mod:`mxdsl.kernels.moe_cte.mx_formats`).
 
-HBM layouts (nkilib's, nkilib's MX layouts), ``kt4 = H / 512`` and
+HBM layouts (nkilib's MX layouts), ``kt4 = H / 512`` and
 ``nt = ceil(I / 512)``; ``c`` is the x4 container (uint32 for FP8, uint16 for FP4), lane ``q``
 (0..3) of a container holds one logical element:
 
