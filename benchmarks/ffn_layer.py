@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -132,6 +133,9 @@ def load() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    import performance_page  # benchmarks/performance_page.py, beside this script
+
+    performance_page.add_markdown_option(parser)
     parser.add_argument("--small", action="store_true", help="the T=8, H=32, I=64 layer")
     parser.add_argument(
         "--program", type=Path, help="another JAX-written SwiGLU FFN of (x, W1, W3, W2)"
@@ -195,4 +199,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import performance_page
+
+    sys.exit(performance_page.run(main, "ffn_layer", "a JAX SwiGLU MXFP8 FFN at nisa"))
