@@ -7,7 +7,7 @@ its fast path and in the reference mode, and after lower-nisa-to-bir the bir int
 in both modes. All four must give the same bits (``docs/interpreter.md``, "The fast path
 and the reference mode").
 
-CI runs a fixed, derandomized set (``MXDSL_RANDOM_PROGRAMS``, default 300 examples). A
+CI runs a fixed, derandomized set (``MXDSL_RANDOM_PROGRAMS``, default 200 examples). A
 longer search, with fresh random programs each time::
 
     MXDSL_RANDOM_PROGRAMS=20000 MXDSL_RANDOM_PROGRAMS_SEARCH=1 \\
@@ -30,7 +30,7 @@ from mxdsl.interpreters import make_interpreter
 from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
 from mxdsl.transforms.lower_nisa_to_bir import LowerNisaToBirPass
 
-EXAMPLES = int(os.environ.get("MXDSL_RANDOM_PROGRAMS", "300"))
+EXAMPLES = int(os.environ.get("MXDSL_RANDOM_PROGRAMS", "200"))
 SEARCH = os.environ.get("MXDSL_RANDOM_PROGRAMS_SEARCH", "") == "1"
 
 
