@@ -156,6 +156,8 @@ def main() -> None:
 
     print(f"load average: {load()}")
     path = args.program or (SMALL if args.small else LLAMA)
+    if not path.is_file():
+        parser.error(f"cannot open {str(path)!r}: no such file")
     ctx, module, bir_module, lower_s = lower(path, args.bir)
     main_op = next(
         o for o in module.walk() if isinstance(o, func.FuncOp) and o.sym_name.data == "main"
