@@ -22,9 +22,9 @@ _DTYPES = [BF16, np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64
 
 def _with(dtype: np.dtype, special: str) -> np.ndarray:
     values = (RNG.standard_normal((16, 12)) * 3).astype(dtype)
-    largest = np.finfo(dtype).max
+    largest = ml_dtypes.finfo(dtype).max
     values[4, 5] = -largest  # the largest finite magnitude: all-ones exponent but one bit
-    values[6, 1] = np.finfo(dtype).smallest_subnormal
+    values[6, 1] = ml_dtypes.finfo(dtype).smallest_subnormal
     values[7, 2] = -0.0
     if special == "inf":
         values[9, 10] = -np.inf
