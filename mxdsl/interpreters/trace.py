@@ -258,6 +258,17 @@ class Trace:
             self.size += record.value.nbytes
             self.records.append(record)
 
+    def replace(self, old: TraceRecord, new: TraceRecord) -> None:
+        """Drop ``old`` (a ``buffer`` record a later one of the same buffer supersedes),
+        then :meth:`add` ``new``."""
+        with self._lock:
+            for k in range(len(self.records) - 1, -1, -1):  # it is near the end
+                if self.records[k] is old:
+                    del self.records[k]
+                    self.size -= old.value.nbytes
+                    break
+        self.add(new)
+
     def recorder(
         self, core: int = 0, locate: Callable[[Operation], str] | None = None
     ) -> TraceRecorder:
@@ -334,6 +345,8 @@ class TraceRecorder(Interpreter.Listener):
         self._allocs: dict[memref.AllocOp, bool] = {}
         self._buffers: dict[memref.AllocOp, np.ndarray] = {}
         """The latest buffer of each HBM alloc that some recorded op completes."""
+        self._recorded: dict[memref.AllocOp, TraceRecord] = {}
+        """The ``buffer`` record of each such buffer, once made."""
         self._run: str | None = None
         """The source location of the run of ops going on."""
         self._completing: dict[memref.AllocOp, tuple[str, str]] = {}
@@ -408,6 +421,7 @@ class TraceRecorder(Interpreter.Listener):
         if isinstance(op, memref.AllocOp):
             if results and isinstance(results[0], np.ndarray) and self._kept(op):
                 self._buffers[op] = results[0]
+                self._recorded.pop(op, None)  # a new buffer: its records are its own
             return
         plan = self._plans.get(op)
         if plan is None or self.trace.overflowed:
@@ -434,14 +448,21 @@ class TraceRecorder(Interpreter.Listener):
 
     def end_run(self) -> None:
         """End the run of ops going on: record the buffers it completed (whole, as they
-        are now), the buffer of its last write last."""
+        are now), the buffer of its last write last. A buffer that an earlier run of
+        the same source location completed too (a loop that interleaves the writes of
+        two source lines) keeps its latest record only: each one is whole."""
         completing, self._completing = self._completing, {}
         for buffer, (name, location) in completing.items():
             value = self._buffers.get(buffer)
-            if value is not None and not self.trace.overflowed:
-                self.trace.add(
-                    TraceRecord(name, location, self._run or "", self.core, BUFFER, value.copy())
-                )
+            if value is None or self.trace.overflowed:
+                continue
+            record = TraceRecord(name, location, self._run or "", self.core, BUFFER, value.copy())
+            earlier = self._recorded.get(buffer)
+            if earlier is not None:
+                self.trace.replace(earlier, record)
+            else:
+                self.trace.add(record)
+            self._recorded[buffer] = record
         self._run = None
 
     def _pattern_value(self, op: Operation, args: PythonValues | None) -> Any:
