@@ -11,10 +11,10 @@ record carries the op's name, its place in the file that was run, its source loc
 A lowered op's value is written tile by tile: its last write may be one row of it. So
 when a *run* of ops of one source location ends (the next op that writes a value has
 another source location, or the run of the program ends: :meth:`Trace.finish`), each
-HBM buffer that run wrote through a view, and that was allocated with the same source
-location (the buffer a lowering made for that op's value), is recorded whole, as it is
-then, as a ``buffer`` record: the completed value that a level above compares with
-(:func:`completed_buffers`).
+HBM buffer that run wrote (whole or through a view) and that was allocated with the
+same source location (the buffer a lowering made for that op's value) is recorded
+whole, as it is then, as a ``buffer`` record, the one written last last: the completed
+value that a level above compares with (:func:`completed_buffers`).
 
 A trace is taken in the reference mode (every op one at a time through the
 interpreter), so every op is seen; recording copies values and changes no output bit.
@@ -185,19 +185,17 @@ _VIEWS = (
 )
 
 
-def _viewed_alloc(value: SSAValue) -> tuple[memref.AllocOp | None, bool]:
+def _viewed_alloc(value: SSAValue) -> memref.AllocOp | None:
     """The ``memref.alloc`` whose buffer ``value`` is or views (through memref views and
-    ``nisa.view_cast``), and whether ``value`` is a view rather than the buffer itself."""
-    viewed = False
+    ``nisa.view_cast``), None for a buffer of another origin (an argument)."""
     while isinstance(value, OpResult):
         owner = value.op
         if isinstance(owner, memref.AllocOp):
-            return owner, viewed
+            return owner
         if not (isinstance(owner, _VIEWS) or owner.name == "nisa.view_cast"):
-            return None, viewed
+            return None
         value = owner.operands[0]
-        viewed = True
-    return None, viewed
+    return None
 
 
 def _hbm_alloc(op: memref.AllocOp) -> bool:
@@ -208,25 +206,24 @@ def _hbm_alloc(op: memref.AllocOp) -> bool:
 
 
 def completed_buffers(op: Operation) -> tuple[memref.AllocOp, ...]:
-    """The buffers whose writes by ``op`` a ``buffer`` record completes (the module
-    docstring): for each value ``op`` writes (a nisa op's destination viewed from a
-    buffer; a bir instruction's ``dst_tensor``, whose record is its access pattern's
-    ``[partitions, elements]``), the HBM ``memref.alloc`` it writes into, when that
-    alloc carries ``op``'s own source location."""
+    """The buffers whose ``buffer`` records ``op``'s writes lead to (the module
+    docstring): for each value ``op`` writes (a nisa op's destination, a buffer or a
+    view of one; a bir instruction's ``dst_tensor``, whose record is its access
+    pattern's ``[partitions, elements]``), the HBM ``memref.alloc`` it writes into, when
+    that alloc carries ``op``'s own source location."""
     source = location_text(op.location)
     if not source:
         return ()
     if _writes_pattern(op):
         tensor = getattr(op, "dst_tensor", None)
-        candidates = [(tensor, True)] if isinstance(tensor, SSAValue) else []
+        values = [tensor] if isinstance(tensor, SSAValue) else []
     else:
-        candidates = [(op.operands[i], False) for i in written_operands(op) or ()]
+        values = [op.operands[i] for i in written_operands(op) or ()]
     found: list[memref.AllocOp] = []
-    for value, whole_counts in candidates:
-        alloc, viewed = _viewed_alloc(value)
+    for value in values:
+        alloc = _viewed_alloc(value)
         if (
             alloc is not None
-            and (viewed or whole_counts)
             and alloc not in found
             and _hbm_alloc(alloc)
             and location_text(alloc.location) == source
@@ -387,7 +384,7 @@ class TraceRecorder(Interpreter.Listener):
 
     def _kept(self, alloc: memref.AllocOp) -> bool:
         """Whether a recorded op completes the buffers ``alloc`` allocates (they are
-        kept for the ``buffer`` records): one that writes it through its views."""
+        kept for the ``buffer`` records): one that writes it or one of its views."""
         kept = self._allocs.get(alloc)
         if kept is not None:
             return kept

@@ -33,7 +33,9 @@ COLUMN = f"memref<4xf32, strided<[8], offset: ?>, {HBM}>"
 BLOCK = f"memref<1x4xf32, strided<[4, 1], offset: ?>, {HBM}>"
 
 # model.py line 3: a transpose written one row per DMA into its own HBM buffer;
-# line 4: whole-buffer writes (no view: the dst record is the whole value already);
+# line 4: whole-buffer writes, into an SBUF tile (no buffer record: not HBM) and into
+# an HBM buffer of its own (a buffer record, the last of the run's records, so the run's
+# scratch writes never stand for its value);
 # line 5: a write through a view of a buffer allocated by another line (line 9);
 # lines 6 and 7: a loop whose body alternates them (row i of line 6's buffer, then a
 # line 7 copy of that row), so each iteration ends a run of line 6;
@@ -116,8 +118,9 @@ def test_a_run_ends_with_the_whole_buffer_it_completed(tmp_path: Path) -> None:
     assert order == [
         *[(3, "dst")] * 8,
         (3, BUFFER),  # the transpose, whole, after its last row
-        (4, "dst"),  # whole-buffer writes: no buffer record
+        (4, "dst"),  # into SBUF: no buffer record
         (4, "dst"),
+        (4, BUFFER),  # %whole
         (5, "dst"),  # into a buffer line 9 allocated: no buffer record
         (6, "dst"),
         (7, "dst"),
@@ -135,7 +138,8 @@ def test_a_run_ends_with_the_whole_buffer_it_completed(tmp_path: Path) -> None:
     assert transpose.location.endswith("p.mlir:12:5")  # its last write's place
     assert transpose.value.tobytes() == np.ascontiguousarray(A.T).tobytes()
     assert records[7].value.tobytes() == A[:, 7].tobytes()  # the last row write alone
-    assert records[17].value.tobytes() == A[:, :3].T.copy().tobytes()
+    assert records[11].value.tobytes() == np.ascontiguousarray(A.T).tobytes()
+    assert records[18].value.tobytes() == A[:, :3].T.copy().tobytes()
     last = records[-1].value
     assert last.shape == (2, 4)
     assert last[1].tobytes() == A[:, 7].tobytes()
@@ -151,7 +155,7 @@ def test_the_estimate_counts_each_buffer_record(tmp_path: Path) -> None:
     assert not unknown
     assert estimate == sum(r.value.nbytes for r in records)
     buffers = sum(r.value.nbytes for r in records if r.what == BUFFER)
-    assert buffers == (32 + 12 + 8) * 4
+    assert buffers == (32 + 32 + 12 + 8) * 4
     unfiltered_lines = estimate_trace_bytes(module, TraceFilter.parse(["4-9"]))[0]
     assert unfiltered_lines == estimate - (8 * 4 + 32) * 4  # line 3: rows and buffer
 
@@ -159,7 +163,7 @@ def test_the_estimate_counts_each_buffer_record(tmp_path: Path) -> None:
 def test_a_filtered_out_writer_completes_no_buffer(tmp_path: Path) -> None:
     records = run_traced(tmp_path, "--trace-filter", "4-9")
     assert 3 not in {line(r) for r in records}
-    assert [line(r) for r in records if r.what == BUFFER] == [6, 8]
+    assert [line(r) for r in records if r.what == BUFFER] == [4, 6, 8]
 
 
 def test_the_last_run_ends_at_finish() -> None:
