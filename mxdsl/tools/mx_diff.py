@@ -146,7 +146,9 @@ def align(a: list[TraceRecord], b: list[TraceRecord], mode: str) -> list[tuple[i
       removed op shifts nothing else);
     * ``source``: by source location: for each (core, source location) the last record,
       the value that completes that source op (a lowered op's tiles write it piece by
-      piece);
+      piece; at nisa and bir the last record of a run of one source location is the
+      ``buffer`` record of the whole HBM buffer they filled, see
+      :mod:`mxdsl.interpreters.trace`);
     * ``auto``: ``op`` when both traces hold the same dialects, else ``source``."""
     pairs: dict[int, int] = {}
     named_b = {r.name: j for j, r in enumerate(b) if r.name}
