@@ -8,6 +8,14 @@ control flow and calls are not recorded (what their bodies run is, op by op). A
 record carries the op's name, its place in the file that was run, its source location
 (the op's ``loc``: where the op came from, which passes keep) and the core.
 
+A lowered op's value is written tile by tile: its last write may be one row of it. So
+when a *run* of ops of one source location ends (the next op that writes a value has
+another source location, or the run of the program ends: :meth:`Trace.finish`), each
+HBM buffer that run wrote (whole or through a view) and that was allocated with the
+same source location (the buffer a lowering made for that op's value) is recorded
+whole, as it is then, as a ``buffer`` record, the one written last last: the completed
+value that a level above compares with (:func:`completed_buffers`).
+
 A trace is taken in the reference mode (every op one at a time through the
 interpreter), so every op is seen; recording copies values and changes no output bit.
 
@@ -28,9 +36,10 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import FileLineColLoc, MemRefType, NameLoc, UnknownLoc
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import FileLineColLoc, MemRefType, NameLoc, TensorType, UnknownLoc
 from xdsl.interpreter import Interpreter, PythonValues
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 
 from mxdsl.interpreters.fast_path import written_operands
 
@@ -163,6 +172,66 @@ def recorded(op: Operation) -> bool:
     return not op.name.startswith(_NOT_RECORDED)
 
 
+BUFFER = "buffer"
+"""The ``what`` of a record holding a whole buffer that a run of one source location's
+ops completed (see the module docstring)."""
+
+_VIEWS = (
+    memref.SubviewOp,
+    memref.ExpandShapeOp,
+    memref.CollapseShapeOp,
+    memref.CastOp,
+    memref.ReinterpretCastOp,
+)
+
+
+def _viewed_alloc(value: SSAValue) -> memref.AllocOp | None:
+    """The ``memref.alloc`` whose buffer ``value`` is or views (through memref views and
+    ``nisa.view_cast``), None for a buffer of another origin (an argument)."""
+    while isinstance(value, OpResult):
+        owner = value.op
+        if isinstance(owner, memref.AllocOp):
+            return owner
+        if not (isinstance(owner, _VIEWS) or owner.name == "nisa.view_cast"):
+            return None
+        value = owner.operands[0]
+    return None
+
+
+def _hbm_alloc(op: memref.AllocOp) -> bool:
+    from mxdsl.dialects.nisa import MemorySpace, memory_space_of
+
+    t = op.memref.type
+    return isinstance(t, MemRefType) and memory_space_of(t) == MemorySpace.HBM
+
+
+def completed_buffers(op: Operation) -> tuple[memref.AllocOp, ...]:
+    """The buffers whose ``buffer`` records ``op``'s writes lead to (the module
+    docstring): for each value ``op`` writes (a nisa op's destination, a buffer or a
+    view of one; a bir instruction's ``dst_tensor``, whose record is its access
+    pattern's ``[partitions, elements]``), the HBM ``memref.alloc`` it writes into, when
+    that alloc carries ``op``'s own source location."""
+    source = location_text(op.location)
+    if not source:
+        return ()
+    if _writes_pattern(op):
+        tensor = getattr(op, "dst_tensor", None)
+        values = [tensor] if isinstance(tensor, SSAValue) else []
+    else:
+        values = [op.operands[i] for i in written_operands(op) or ()]
+    found: list[memref.AllocOp] = []
+    for value in values:
+        alloc = _viewed_alloc(value)
+        if (
+            alloc is not None
+            and alloc not in found
+            and _hbm_alloc(alloc)
+            and location_text(alloc.location) == source
+        ):
+            found.append(alloc)
+    return tuple(found)
+
+
 @dataclass
 class Trace:
     """Records of one run, per core in program order; ``budget`` (bytes, None: no limit)
@@ -174,6 +243,7 @@ class Trace:
     size: int = 0
     overflowed: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _recorders: list[TraceRecorder] = field(default_factory=list)
 
     def add(self, record: TraceRecord) -> None:
         with self._lock:
@@ -185,16 +255,40 @@ class Trace:
             self.size += record.value.nbytes
             self.records.append(record)
 
-    def recorder(self, core: int = 0, locate: Callable[[Operation], str] | None = None):  # noqa: ANN201
+    def replace(self, old: TraceRecord, new: TraceRecord) -> None:
+        """Drop ``old`` (a ``buffer`` record a later one of the same buffer supersedes),
+        then :meth:`add` ``new``."""
+        with self._lock:
+            for k in range(len(self.records) - 1, -1, -1):  # it is near the end
+                if self.records[k] is old:
+                    del self.records[k]
+                    self.size -= old.value.nbytes
+                    break
+        self.add(new)
+
+    def recorder(
+        self, core: int = 0, locate: Callable[[Operation], str] | None = None
+    ) -> TraceRecorder:
         """A :class:`TraceRecorder` for one core's interpreter."""
-        return TraceRecorder(self, core, locate)
+        made = TraceRecorder(self, core, locate)
+        with self._lock:
+            self._recorders.append(made)
+        return made
+
+    def finish(self) -> None:
+        """End every recorder's open run (its ``buffer`` records): call it once the
+        program has run, before reading :attr:`records` (:meth:`save` does)."""
+        for made in list(self._recorders):
+            made.end_run()
 
     def ordered(self) -> list[TraceRecord]:
         """Records by core, each core's in program order, named records (outputs) last."""
         return sorted(self.records, key=lambda r: (bool(r.name), r.core))  # stable
 
     def save(self, stream: Any) -> None:
-        """Write the trace as an ``.npz`` to a path or binary stream."""
+        """Write the trace as an ``.npz`` to a path or binary stream (after
+        :meth:`finish`)."""
+        self.finish()
         records = self.ordered()
         arrays = {f"r{i}": _carried(r.value) for i, r in enumerate(records)}
         meta = {
@@ -219,9 +313,21 @@ def dtype_named(name: str) -> np.dtype[Any]:
     return np.dtype(found) if found is not None else np.dtype(name)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a recorder does after one op: the operands it records (``(-1,)``: a bir
+    access pattern), its places, and the buffers it completes."""
+
+    written: tuple[int, ...]
+    location: str
+    source: str
+    buffers: tuple[memref.AllocOp, ...]
+
+
 class TraceRecorder(Interpreter.Listener):
-    """Records each op's value into a :class:`Trace` after the op runs (see the module
-    docstring); ``locate`` gives an op's place in the file run."""
+    """Records each op's value into a :class:`Trace` after the op runs, and the
+    ``buffer`` records of each run of one source location's ops as the run ends (see
+    the module docstring); ``locate`` gives an op's place in the file run."""
 
     def __init__(
         self, trace: Trace, core: int = 0, locate: Callable[[Operation], str] | None = None
@@ -231,9 +337,20 @@ class TraceRecorder(Interpreter.Listener):
         self.locate = locate
         self.interpreter: Interpreter | None = None  # set by bind_recorders (bir ops)
         self._args: list[PythonValues | None] = []
-        self._plans: dict[Operation, tuple[tuple[int, ...], str, str] | None] = {}
+        self._plans: dict[Operation, _Plan | None] = {}
+        self._sources: dict[Operation, str | None] = {}
+        self._allocs: dict[memref.AllocOp, bool] = {}
+        self._buffers: dict[memref.AllocOp, np.ndarray] = {}
+        """The latest buffer of each HBM alloc that some recorded op completes."""
+        self._recorded: dict[memref.AllocOp, TraceRecord] = {}
+        """The ``buffer`` record of each such buffer, once made."""
+        self._run: str | None = None
+        """The source location of the run of ops going on."""
+        self._completing: dict[memref.AllocOp, tuple[str, str]] = {}
+        """The buffers the run wrote, in the order of their last write, with the op name
+        and location of that write."""
 
-    def _plan(self, op: Operation) -> tuple[tuple[int, ...], str, str] | None:
+    def _plan(self, op: Operation) -> _Plan | None:
         if op in self._plans:
             return self._plans[op]
         plan = None
@@ -242,25 +359,75 @@ class TraceRecorder(Interpreter.Listener):
             source = location_text(op.location)
             if self.trace.filter.accepts(op.name, location, source):
                 written = (-1,) if _writes_pattern(op) else (written_operands(op) or ())
-                plan = (written, location, source)
+                plan = _Plan(written, location, source, completed_buffers(op))
         self._plans[op] = plan
         return plan
 
+    def _source(self, op: Operation) -> str | None:
+        """The source location of an op that writes a value (it ends a run of another
+        source location), None for one that does not (views, control flow, index
+        arithmetic)."""
+        if op in self._sources:
+            return self._sources[op]
+        source = None
+        if recorded(op):
+            written = written_operands(op)
+            if (
+                written is None
+                or written
+                or _writes_pattern(op)
+                or any(isinstance(r.type, TensorType) for r in op.results)
+            ):
+                source = location_text(op.location)
+        self._sources[op] = source
+        return source
+
+    def _kept(self, alloc: memref.AllocOp) -> bool:
+        """Whether a recorded op completes the buffers ``alloc`` allocates (they are
+        kept for the ``buffer`` records): one that writes it or one of its views."""
+        kept = self._allocs.get(alloc)
+        if kept is not None:
+            return kept
+        kept = False
+        pending: list[SSAValue] = [alloc.memref] if _hbm_alloc(alloc) else []
+        seen: set[SSAValue] = set()
+        while pending and not kept:
+            value = pending.pop()
+            if value in seen:
+                continue
+            seen.add(value)
+            for use in value.uses:
+                user = use.operation
+                if isinstance(user, _VIEWS) or user.name == "nisa.view_cast":
+                    pending.extend(user.results)
+                elif (plan := self._plan(user)) is not None and alloc in plan.buffers:
+                    kept = True
+        self._allocs[alloc] = kept
+        return kept
+
     def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
+        source = self._source(op)
+        if source is not None and source != self._run:
+            self.end_run()
+            self._run = source
         plan = self._plan(op)
-        self._args.append(args if plan is not None and plan[0] else None)
+        self._args.append(args if plan is not None and plan.written else None)
 
     def did_interpret_op(self, op: Operation, results: PythonValues) -> None:
         args = self._args.pop() if self._args else None
+        if isinstance(op, memref.AllocOp):
+            if results and isinstance(results[0], np.ndarray) and self._kept(op):
+                self._buffers[op] = results[0]
+                self._recorded.pop(op, None)  # a new buffer: its records are its own
+            return
         plan = self._plans.get(op)
         if plan is None or self.trace.overflowed:
             return
-        written, location, source = plan
         values: list[tuple[str, Any]]
-        if written == (-1,):
+        if plan.written == (-1,):
             values = [("dst", self._pattern_value(op, args))]
         elif args is not None:
-            values = [(_operand_name(op, i), args[i]) for i in written]
+            values = [(_operand_name(op, i), args[i]) for i in plan.written]
         else:
             values = [
                 (f"result{i}", value)
@@ -270,8 +437,30 @@ class TraceRecorder(Interpreter.Listener):
         for what, value in values:
             if isinstance(value, np.ndarray):
                 self.trace.add(
-                    TraceRecord(op.name, location, source, self.core, what, value.copy())
+                    TraceRecord(op.name, plan.location, plan.source, self.core, what, value.copy())
                 )
+        for buffer in plan.buffers:
+            self._completing.pop(buffer, None)
+            self._completing[buffer] = (op.name, plan.location)
+
+    def end_run(self) -> None:
+        """End the run of ops going on: record the buffers it completed (whole, as they
+        are now), the buffer of its last write last. A buffer that an earlier run of
+        the same source location completed too (a loop that interleaves the writes of
+        two source lines) keeps its latest record only: each one is whole."""
+        completing, self._completing = self._completing, {}
+        for buffer, (name, location) in completing.items():
+            value = self._buffers.get(buffer)
+            if value is None or self.trace.overflowed:
+                continue
+            record = TraceRecord(name, location, self._run or "", self.core, BUFFER, value.copy())
+            earlier = self._recorded.get(buffer)
+            if earlier is not None:
+                self.trace.replace(earlier, record)
+            else:
+                self.trace.add(record)
+            self._recorded[buffer] = record
+        self._run = None
 
     def _pattern_value(self, op: Operation, args: PythonValues | None) -> Any:
         if self.interpreter is None or args is None:
@@ -350,15 +539,19 @@ def load_trace(path: str, npz: Any) -> LoadedTrace:
 
 def estimate_trace_bytes(module: Operation, trace_filter: TraceFilter) -> tuple[int, bool]:
     """A lower bound of the bytes a trace of ``module`` keeps: each recorded op's value
-    once per trip of its enclosing loops with constant bounds. The flag says whether
-    some loop's trip count is not known (the estimate is then per unknown loop trip)."""
+    once per trip of its enclosing loops with constant bounds, and each buffer that
+    recorded ops complete (``buffer`` records) once per trip of the loops around its
+    ``memref.alloc``. The flag says whether some loop's trip count is not known (the
+    estimate is then per unknown loop trip)."""
     total = 0
     unknown = False
+    completed: dict[memref.AllocOp, None] = {}
     for op in module.walk():
         if not recorded(op):
             continue
         if not trace_filter.accepts(op.name, "", location_text(op.location)):
             continue
+        completed.update(dict.fromkeys(completed_buffers(op)))
         written = written_operands(op) or ()
         types = [op.operands[i].type for i in written] or [
             r.type for r in op.results if not isinstance(r.type, MemRefType)
@@ -369,6 +562,10 @@ def estimate_trace_bytes(module: Operation, trace_filter: TraceFilter) -> tuple[
         trips, known = _trips(op)
         unknown |= not known
         total += size * trips
+    for alloc in completed:
+        trips, known = _trips(alloc)
+        unknown |= not known
+        total += _type_bytes(alloc.memref.type) * trips
     return total, unknown
 
 
@@ -410,6 +607,7 @@ def _trips(op: Operation) -> tuple[int, bool]:
 
 
 __all__ = [
+    "BUFFER",
     "TRACE_KEY",
     "LoadedTrace",
     "Trace",
@@ -418,6 +616,7 @@ __all__ = [
     "TraceRecord",
     "TraceRecorder",
     "bind_recorders",
+    "completed_buffers",
     "dtype_named",
     "estimate_trace_bytes",
     "load_trace",

@@ -28,7 +28,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, Any
 
 import numpy as np
@@ -36,6 +36,7 @@ import numpy as np
 from mxdsl import __version__
 from mxdsl.interpreters import is_float_dtype
 from mxdsl.interpreters.trace import (
+    BUFFER,
     TRACE_KEY,
     LoadedTrace,
     TraceError,
@@ -145,7 +146,9 @@ def align(a: list[TraceRecord], b: list[TraceRecord], mode: str) -> list[tuple[i
       removed op shifts nothing else);
     * ``source``: by source location: for each (core, source location) the last record,
       the value that completes that source op (a lowered op's tiles write it piece by
-      piece);
+      piece; at nisa and bir the last record of a run of one source location is the
+      ``buffer`` record of the whole HBM buffer they filled, see
+      :mod:`mxdsl.interpreters.trace`);
     * ``auto``: ``op`` when both traces hold the same dialects, else ``source``."""
     pairs: dict[int, int] = {}
     named_b = {r.name: j for j, r in enumerate(b) if r.name}
@@ -254,6 +257,46 @@ def block_tile(name: str, index: tuple[int, ...]) -> str:
     return f"{where}, {width}-column {dim} {noun} {index[1] // width}"
 
 
+def _boundaries(shape: tuple[int, ...]) -> set[int]:
+    """The element counts at which the dims of ``shape`` end, row-major, unit dims
+    ignored (``(1, 8, 1, 32)``: ``{32, 256}``)."""
+    ends: set[int] = set()
+    count = 1
+    for dim in reversed(shape):
+        count *= dim
+        ends.add(count)
+    return ends
+
+
+def same_layout(a: TraceRecord, b: TraceRecord) -> bool:
+    """Whether two values of one op in other shapes hold the same elements in the same
+    row-major order: the same element count, and the dims of one are dims of the other
+    merged (``[128, 4, 32]`` and a bir pattern's ``[128, 128]``; ``[1, 8, 1,
+    32]`` and ``[8, 32]``), never dims cut elsewhere (``[64, 32]`` and ``[32, 64]``)."""
+    sa, sb = a.value.shape, b.value.shape
+    if a.value.size != b.value.size:
+        return False
+    ea, eb = _boundaries(sa), _boundaries(sb)
+    return ea <= eb or eb <= ea
+
+
+def _words_as_floats(record: TraceRecord, other: TraceRecord) -> TraceRecord:
+    """A ``buffer`` record of integer words paired with floats of the same width, its
+    words viewed as those floats (bit for bit): the buffer of a lowering that works on
+    the bits (a negate as an XOR of the sign bit, made as ``ui32`` and handed on through
+    a ``view_cast``)."""
+    value, want = record.value, other.value.dtype
+    if (
+        record.what != BUFFER
+        or value.dtype == want
+        or value.dtype.kind not in "iu"
+        or not is_float_dtype(want)
+        or value.dtype.itemsize != want.itemsize
+    ):
+        return record
+    return replace(record, what=f"{BUFFER} (bits as {want.name})", value=value.view(want))
+
+
 def first_difference(
     a: list[TraceRecord],
     b: list[TraceRecord],
@@ -272,18 +315,11 @@ def first_difference(
         )
     for i, j in pairs:
         ra, rb = a[i], b[j]
-        if ra.value.shape != rb.value.shape and ra.value.size == rb.value.size and not ra.name:
+        if ra.value.shape != rb.value.shape and not ra.name and same_layout(ra, rb):
             # one tile as two levels lay it out (a nisa tile, a bir access pattern's
             # [partitions, elements]): the same elements in the same row-major order
-            rb = TraceRecord(
-                rb.op,
-                rb.location,
-                rb.source,
-                rb.core,
-                rb.what,
-                rb.value.reshape(ra.value.shape),
-                rb.name,
-            )
+            rb = replace(rb, value=rb.value.reshape(ra.value.shape))
+        ra, rb = _words_as_floats(ra, rb), _words_as_floats(rb, ra)
         if ra.value.shape != rb.value.shape:
             if ra.name and rb.name:
                 raise DiffInputError(
@@ -531,4 +567,4 @@ def console_main() -> None:
     console_exit(main)
 
 
-__all__ = ["Difference", "compare", "first_difference", "main", "ordered_bits"]
+__all__ = ["Difference", "compare", "first_difference", "main", "ordered_bits", "same_layout"]

@@ -1086,6 +1086,7 @@ def _trace_listeners(
 
 def _write_trace(path: str, trace: Trace, outputs: dict[str, np.ndarray]) -> None:
     """The trace and the outputs (named records ``result0``, ...), whole or not at all."""
+    trace.finish()  # the buffers the last run of each core completed
     if trace.overflowed:
         raise RunFailure(
             f"the trace outgrew the memory budget after {len(trace.records)} records "

@@ -22,10 +22,11 @@ from xdsl.interpreter import (
 )
 from xdsl.passes import ModulePass
 
+from mxdsl.dialects import nisa
 from mxdsl.dialects.hlo import ConvertOp
 from mxdsl.extensions import load_multiverse
 from mxdsl.interpreters import make_interpreter
-from mxdsl.interpreters.trace import Trace, TraceFilter
+from mxdsl.interpreters.trace import Trace, TraceFilter, location_text
 from mxdsl.tools import mx_diff, mx_run
 from mxdsl.tools.diagnostics import parse_located
 from mxdsl.transforms.lower_hlo_to_nisa import LowerHloToNisaPass
@@ -241,6 +242,106 @@ def test_levels_align_by_source_location(tmp_path: Path) -> None:
     code, out, _ = run_diff(hlo, bir)
     assert code == 0
     assert out == "no difference in 8 aligned values\n"  # two matmuls, six outputs
+
+
+@register_impls
+class TransposeRowOneUlpOff(InterpreterFunctions):
+    """mxdsl's nisa.dma_copy, except that the row writes of the transpose of line 6 of
+    layer_ffn_relu_mxfp8_cuda.mlir (one 32-element row of its [1, 64, 32] value per
+    DMA) land one ulp high in element 3 of row 5: a fault in a middle tile, not in
+    the last one."""
+
+    def __init__(self) -> None:
+        from mxdsl.interpreters.nisa import NisaFunctions
+
+        self.real = NisaFunctions()
+        self.rows = 0
+
+    @impl(nisa.DmaCopyOp)
+    def run_dma_copy(
+        self, interpreter: Interpreter, op: nisa.DmaCopyOp, args: PythonValues
+    ) -> PythonValues:
+        from mxdsl.interpreters.index import DIRECT_IMPLS
+        from mxdsl.interpreters.nisa import NisaFunctions
+
+        done = DIRECT_IMPLS[NisaFunctions.run_dma_copy](self.real, interpreter, op, args)
+        if location_text(op.location).endswith("layer_ffn_relu_mxfp8_cuda.mlir:6:5"):
+            if self.rows == 5:
+                args[0].view(np.uint32)[3] += 1
+            self.rows += 1
+        return done
+
+
+def test_a_partial_tile_write_completes_the_value_it_is_compared_with(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The transpose of line 6 is lowered to one DMA per row: each source op's value is
+    compared whole (the buffer its row writes completed), so the StableHLO run and its
+    nisa lowering agree (not 'shapes differ' against the last row), and a one-ulp fault
+    in row 5 (not the last row) is named at that op and element."""
+    example = str(ROOT / "examples" / "stablehlo" / "layer_ffn_relu_mxfp8_cuda.mlir")
+    inputs = tmp_path / "in.npz"
+    rng = np.random.default_rng(7)
+    arg1 = rng.standard_normal((32, 64)).astype(np.float32)
+    np.savez(
+        inputs,
+        arg0=rng.standard_normal((8, 32)).astype(np.float32),
+        arg1=arg1,
+        arg2=rng.standard_normal((64, 32)).astype(np.float32),
+    )
+    run = [example, "--inputs", str(inputs), "--quiet"]
+    top, bad = tmp_path / "stablehlo.npz", tmp_path / "nisa-fault.npz"
+    assert mx_run.main([*run, "--trace", str(top)], io.StringIO()) == 0
+    real = mx_run.make_interpreter
+
+    def with_fault(*args: object, **kwargs: object) -> Interpreter:
+        return real(*args, extra=[TransposeRowOneUlpOff()], **kwargs)  # pyright: ignore
+
+    monkeypatch.setattr(mx_run, "make_interpreter", with_fault)
+    lower = "import-stablehlo,legalize-scaled-matmul,lower-hlo-to-nisa"
+    assert mx_run.main([*run, "-p", lower, "--trace", str(bad)], io.StringIO()) == 0
+    code, out, err = run_diff(top, bad)
+    assert (code, err) == (1, "")
+    lines = out.splitlines()
+    assert lines[1].endswith(f"stablehlo.transpose result0 at {example}:6:5 core 0"), lines[1]
+    assert lines[2].endswith("nisa.dma_copy buffer (source " + example + ":6:5) core 0"), lines[2]
+    # element (0, 5, 3) of the transpose is arg1[3, 5]; one ulp up is its bits + 1
+    good = arg1[3, 5]
+    bits = int(good.view(np.uint32))
+    high = np.array(bits + 1, np.uint32).view(np.float32)
+    gap = float(abs(np.float64(high) - np.float64(good)))
+    assert (
+        lines[3]
+        == f"  1 of 2048 elements differ (float32); largest difference 1 ulp, {gap:.6g} absolute"
+    )
+    assert lines[4] == (
+        f"  first at index (0, 5, 3): {float(good)!r} (0x{bits:08x}) and "
+        f"{float(high)!r} (0x{bits + 1:08x})"
+    )
+
+
+def test_a_buffer_of_words_is_compared_as_the_floats_it_holds() -> None:
+    """A lowering that works on bits (a negate as an XOR of the sign bit) completes a
+    ui32 buffer that the next op reads as f32: its words are compared bit for bit with
+    the f32 value above; any other pair of dtypes is compared by value, as before."""
+    from mxdsl.interpreters.trace import BUFFER, TraceRecord
+
+    value = np.array([[1.5, -2.0], [0.25, 3.0]], np.float32)
+    top = TraceRecord("stablehlo.negate", "", "m.py:3:5", 0, "result0", value)
+    words = value.view(np.uint32).copy()
+    buffer = TraceRecord("nisa.dma_copy", "", "m.py:3:5", 0, BUFFER, words)
+    assert mx_diff.first_difference([top], [buffer], "source")[0] is None
+    words[1, 0] += 1
+    finding, _ = mx_diff.first_difference([top], [buffer], "source")
+    assert finding is not None
+    assert finding.difference is not None
+    assert finding.b.what == "buffer (bits as float32)"
+    assert (finding.difference.count, finding.difference.max_ulps) == (1, 1)
+    assert finding.difference.first == (1, 0)
+    tile = TraceRecord("nisa.dma_copy", "", "m.py:3:5", 0, "dst", value.view(np.uint32))
+    finding, _ = mx_diff.first_difference([top], [tile], "source")
+    assert finding is not None  # 1.5 and 0x3fc00000 differ as values
+    assert finding.b.what == "dst"
 
 
 def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
