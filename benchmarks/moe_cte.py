@@ -19,7 +19,9 @@ check: **par/in-turn** is the parallel ÷ in-turn kernel wall time (``cpu_par/in
 the same from CPU time, which counts both cores), **race_check** the in-turn
 run's CPU time over the unchecked one's, minus 1 (the check's cost, from CPU
 time: steadier than wall time on a shared machine; ``--no-schedules`` skips these
-runs). The
+runs), **cpu_core/in-turn** the CPU time of the busier core's process in the parallel
+run over the in-turn run's CPU time: what par/in-turn comes to on an idle machine with a
+CPU per core, from CPU time (nan when the cores ran as threads). The
 machine's load averages are printed before and after. ``cpu_pe_s`` splits the in-turn
 run's CPU time (its cores are threads of this process, where the PE passes can be
 timed): the part spent in the PE passes (``mxdsl.numerics.matmul.pe_passes_into`` /
@@ -202,6 +204,7 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         progress_bar,
     )
     from mxdsl.kernels.moe_cte.reference import golden_for, make_inputs, relative_error
+    from mxdsl.interpreters.spmd_processes import CORE_CPU
     from mxdsl.numerics.exact import EXACT_PATH
     from mxdsl.numerics.matmul import MATMUL_K_TILE, MX_MATMUL_K_TILE
 
@@ -241,12 +244,14 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
     turn_cpu: list[float] = []
     unchecked_cpu: list[float] = []
     exact, pe_outputs = -1, -1
+    core_cpu: list[float] = []
     for _ in range(args.repeat):
         progress = progress_bar(sum(inputs.active_blocks)) if args.progress else None
         start, start_cpu = time.perf_counter(), cpu_time()
         outputs = kernel.run(inputs.arrays, progress)
         kernel_times.append(time.perf_counter() - start)
         kernel_cpu.append(cpu_time() - start_cpu)
+        core_cpu.append(max(CORE_CPU.values(), default=float("nan")))
         golden, seconds, cpu = timed_golden()
         golden_times.append(seconds)
         golden_cpu.append(cpu)
@@ -295,6 +300,7 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "pe_outputs": pe_outputs,
         "reference_s": reference_s,
         "same": same,
+        "core_cpu_s": min(core_cpu),
         "in_turn_s": min(turn_times, default=float("nan")),
         "in_turn_cpu_s": min(turn_cpu, default=float("nan")),
         "unchecked_cpu_s": min(unchecked_cpu, default=float("nan")),
@@ -322,6 +328,7 @@ COLUMNS = (
     ("par/in-turn", "11.2f"),
     ("cpu_par/in-turn", "15.2f"),
     ("race_check", "10.1%"),
+    ("cpu_core/in-turn", "16.2f"),
     ("golden_s", "9.3f"),
     ("kernel/golden", "13.2f"),
     ("floor/golden", "12.2f"),
@@ -357,6 +364,7 @@ def row_values(r: dict[str, Any]) -> list[Any]:
         r["kernel_s"] / r["in_turn_s"],
         r["kernel_cpu_s"] / r["in_turn_cpu_s"],
         r["in_turn_cpu_s"] / r["unchecked_cpu_s"] - 1,
+        r["core_cpu_s"] / r["in_turn_cpu_s"],
         r["golden_s"],
         r["kernel_s"] / r["golden_s"],
         r["floor_s"] / r["golden_s"],

@@ -70,6 +70,10 @@ from mxdsl.interpreters.spmd import (
 PROCESSES_ENV = "MXDSL_SPMD_PROCESSES"
 """``0``: the ``parallel`` schedule runs the cores on threads (as ``in-turn`` does)."""
 
+CORE_CPU: dict[int, float] = {}
+"""The CPU seconds each core's process used in the last process run that finished
+(for benchmarks: the longest is the run's critical path on an idle machine)."""
+
 _BATCH = 512
 """A core sends its access records once it holds this many (and at each request)."""
 
@@ -208,6 +212,7 @@ class ProcessRun(Exchange):
         with :func:`core_listeners`'s listeners added); results as
         :meth:`mxdsl.interpreters.spmd.SpmdRun.run`. Writable array ``inputs`` hold
         the final HBM afterwards, as with threads."""
+        CORE_CPU.clear()
         shared = tuple(
             _shared_copy(v) if isinstance(v, np.ndarray) and v.flags.writeable else v
             for v in inputs
@@ -328,7 +333,7 @@ class ProcessRun(Exchange):
         self.cores[rank].status = "failed"
         if os.WIFSIGNALED(status):
             signum = os.WTERMSIG(status)
-            name = signal.Signals(signum).name if signum in signal.Signals else str(signum)
+            name = signal.Signals(signum).name if signum in {int(s) for s in signal.Signals} else f"signal {signum}"
             how = f"was killed by {name}" + (" (out of memory?)" if signum == 9 else "")
         else:
             how = f"exited with status {os.WEXITSTATUS(status)}"
@@ -357,7 +362,8 @@ class ProcessRun(Exchange):
     def _reap(self, rank: int) -> None:
         pid, conn = self._children.pop(rank)
         conn.close()
-        os.waitpid(pid, 0)
+        _, _, usage = os.wait4(pid, 0)
+        CORE_CPU[rank] = usage.ru_utime + usage.ru_stime
 
     def _stop(self) -> None:
         """Kill and reap every child still there."""
@@ -552,4 +558,4 @@ def _die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-__all__ = ["PROCESSES_ENV", "ForwardedCall", "ProcessRun", "SharedCounter", "process_obstacle"]
+__all__ = ["CORE_CPU", "PROCESSES_ENV", "ForwardedCall", "ProcessRun", "SharedCounter", "process_obstacle"]
