@@ -83,8 +83,9 @@ def _live(obj: Any) -> bool:
 
 
 def process_obstacle(interpreters: Sequence[Interpreter], inputs: tuple[Any, ...]) -> str | None:
-    """Why the cores of this run cannot be processes (None: they can): no ``fork``, the
-    caller is not the main thread, :data:`PROCESSES_ENV` is ``0``, a listener keeps
+    """Why the cores of this run cannot be processes (None: they can): no ``fork``, other
+    Python threads running besides the caller's and the main thread (a Dask worker: a
+    lock one of them holds would stay held in the children), :data:`PROCESSES_ENV` is ``0``, a listener keeps
     state the other cores' or the caller must see (one not marked
     ``spmd_process_safe``: a trace recorder, say), or writable arguments that share
     memory with other arguments."""
@@ -92,8 +93,9 @@ def process_obstacle(interpreters: Sequence[Interpreter], inputs: tuple[Any, ...
         return f"{PROCESSES_ENV}=0"
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return "no fork on this platform"
-    if threading.current_thread() is not threading.main_thread():
-        return "not run from the main thread"
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    if others and others != [threading.main_thread()]:
+        return "other threads are running"  # a fork copies only the calling thread
     for interpreter in interpreters:
         for listener in interpreter.listeners:
             if not _live(listener):

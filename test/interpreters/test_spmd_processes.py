@@ -5,6 +5,7 @@ fall back to threads where a listener cannot cross processes."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -296,8 +297,13 @@ func.func @main(%a: {HBM}) {{
 
 
 def _children(pid: int) -> list[int]:
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(p) for p in path.read_text().split()] if path.exists() else []
+    """The child processes of ``pid`` (forked by any of its threads)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        path = task / "children"
+        with contextlib.suppress(OSError):
+            found += [int(p) for p in path.read_text().split()]
+    return found
 
 
 def _state(pid: int) -> str:
