@@ -196,6 +196,7 @@ class PassClock:
 def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
 
+    from mxdsl.interpreters.spmd_processes import CORE_CPU
     from mxdsl.kernels.moe_cte import (
         MoECTEImplementation,
         MoECTEOptions,
@@ -204,7 +205,6 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         progress_bar,
     )
     from mxdsl.kernels.moe_cte.reference import golden_for, make_inputs, relative_error
-    from mxdsl.interpreters.spmd_processes import CORE_CPU
     from mxdsl.numerics.exact import EXACT_PATH
     from mxdsl.numerics.matmul import MATMUL_K_TILE, MX_MATMUL_K_TILE
 

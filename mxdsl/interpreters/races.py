@@ -483,7 +483,6 @@ class RaceChecker:
             log = tensor.logs[rank][1 if write else 0]
             log.add(lo, hi, clock[rank], (op, elements, itemsize, box))
 
-
     def replay(self, rank: int, records: Sequence[Record], op_of: Any) -> None:
         """Check and record the accesses an :class:`AccessRecorder` of core ``rank``
         recorded, in their order (``op_of(id)``: the op of a recorded op id)."""

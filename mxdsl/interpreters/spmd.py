@@ -266,7 +266,11 @@ class Exchange:
                         p.learned.extend(clocks)
         done = []
         for core in self.cores:
-            if core.wait is not None and core.wait.done() and core.status in ("blocked", "runnable"):
+            if (
+                core.wait is not None
+                and core.wait.done()
+                and core.status in ("blocked", "runnable")
+            ):
                 core.status = "runnable"
                 done.append(core)
         return done
@@ -509,11 +513,12 @@ def run_spmd(
             return ProcessRun(num_programs, races).run(interpreters, function, inputs, names)
         built = iter(interpreters)
 
-        def make_interpreter(listeners: Sequence[Interpreter.Listener]) -> Interpreter:
+        def reuse(listeners: Sequence[Interpreter.Listener]) -> Interpreter:
             interpreter = next(built)
             interpreter.listeners = (*listeners, *interpreter.listeners)
             return interpreter
 
+        return SpmdRun(num_programs, schedule, races).run(reuse, function, inputs, names)
     run = SpmdRun(num_programs, schedule, races)
     return run.run(make_interpreter, function, inputs, names)
 

@@ -85,8 +85,8 @@ def _live(obj: Any) -> bool:
 def process_obstacle(interpreters: Sequence[Interpreter], inputs: tuple[Any, ...]) -> str | None:
     """Why the cores of this run cannot be processes (None: they can): no ``fork``, other
     Python threads running besides the caller's and the main thread (a Dask worker: a
-    lock one of them holds would stay held in the children), :data:`PROCESSES_ENV` is ``0``, a listener keeps
-    state the other cores' or the caller must see (one not marked
+    lock one of them holds would stay held in the children), :data:`PROCESSES_ENV` is
+    ``0``, a listener keeps state the other cores' or the caller must see (one not marked
     ``spmd_process_safe``: a trace recorder, say), or writable arguments that share
     memory with other arguments."""
     if os.environ.get(PROCESSES_ENV, "") == "0":
@@ -335,7 +335,11 @@ class ProcessRun(Exchange):
         self.cores[rank].status = "failed"
         if os.WIFSIGNALED(status):
             signum = os.WTERMSIG(status)
-            name = signal.Signals(signum).name if signum in {int(s) for s in signal.Signals} else f"signal {signum}"
+            name = (
+                signal.Signals(signum).name
+                if signum in {int(s) for s in signal.Signals}
+                else f"signal {signum}"
+            )
             how = f"was killed by {name}" + (" (out of memory?)" if signum == 9 else "")
         else:
             how = f"exited with status {os.WEXITSTATUS(status)}"
@@ -388,7 +392,11 @@ class ProcessRun(Exchange):
                 if shared[value.index] is not base and not base.flags.c_contiguous:
                     base = shared[value.index]
                 value = np.ndarray(
-                    value.shape, value.dtype, buffer=base, offset=value.offset, strides=value.strides
+                    value.shape,
+                    value.dtype,
+                    buffer=base,
+                    offset=value.offset,
+                    strides=value.strides,
                 )
             out.append(value)
         return tuple(out)
@@ -511,7 +519,9 @@ class _Child:
         pipe = op.pipe_id.value.data  # pyright: ignore[reportAttributeAccessIssue]
         data = np.ascontiguousarray(src).copy()
         shape = tuple(dst.shape)
-        self.send(("sendrecv", self._take(), id(op), shape, dst.dtype, data, send_to, recv_from, pipe))
+        self.send(
+            ("sendrecv", self._take(), id(op), shape, dst.dtype, data, send_to, recv_from, pipe)
+        )
         dst[...] = self._reply()
 
     def barrier(self, rank: int, op: Operation, data: np.ndarray, cores: tuple[int, ...]) -> None:
@@ -560,4 +570,11 @@ def _die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-__all__ = ["CORE_CPU", "PROCESSES_ENV", "ForwardedCall", "ProcessRun", "SharedCounter", "process_obstacle"]
+__all__ = [
+    "CORE_CPU",
+    "PROCESSES_ENV",
+    "ForwardedCall",
+    "ProcessRun",
+    "SharedCounter",
+    "process_obstacle",
+]

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (MLIR kernels are spelled one op per line)
 """The ``parallel`` schedule with one process per core (``docs/nisa-interpreter.md``,
 "SPMD"): the cores really are processes, give the thread schedules' bits, report a
 failing core, a dying core, a deadlock and a mismatched exchange as the threads do, and
@@ -115,7 +116,8 @@ def test_cores_are_processes_with_the_threads_bits() -> None:
     got = _exchange_inputs()
     _run(EXCHANGE, got, listeners=[pids])
     assert got[1].tobytes() == golden.tobytes()
-    assert len(pids.seen) == 2 and os.getpid() not in pids.seen
+    assert len(pids.seen) == 2
+    assert os.getpid() not in pids.seen
     threads = _exchange_inputs()
     _run(EXCHANGE, threads, processes=False)
     assert threads[1].tobytes() == golden.tobytes()
@@ -125,10 +127,12 @@ def test_read_only_arguments_are_inherited_and_results_view_the_arguments() -> N
     a, b = _exchange_inputs()
     a.flags.writeable = False
     text = EXCHANGE.replace(
-        f"func.func @main(%a: {HBM}, %b: {HBM}) {{", f"func.func @main(%a: {HBM}, %b: {HBM}) -> {HBM} {{"
+        f"func.func @main(%a: {HBM}, %b: {HBM}) {{",
+        f"func.func @main(%a: {HBM}, %b: {HBM}) -> {HBM} {{",
     ).replace("  func.return\n}\n", f"  func.return %b : {HBM}\n}}\n")
     (first, *_), (second, *_) = _run(text, (a, b))
-    assert first.base is not None and np.shares_memory(first, b) and np.shares_memory(second, b)
+    assert np.shares_memory(first, b)
+    assert np.shares_memory(second, b)
     assert first[2].tolist() == (2 * a[1]).tolist()
 
 
