@@ -2,15 +2,21 @@
 
 Every core gets its own :class:`~xdsl.interpreter.Interpreter` (so its own SBUF / PSUM:
 ``memref.alloc`` makes a fresh array per interpreter) and the *same* argument arrays
-(HBM). Each core runs on its own thread. Two schedules:
+(HBM). Two schedules:
 
 * ``parallel`` (the default): the cores run at once between synchronization points
-  (``sendrecv``, ``core_barrier``); a core waits only in those.
+  (``sendrecv``, ``core_barrier``); a core waits only in those. Each core runs in a
+  process of its own (:mod:`mxdsl.interpreters.spmd_processes`), or on a thread of its
+  own where processes cannot be used (:func:`run_spmd`).
 * ``in-turn``: only one core runs at a time: a token passes between them, as in a
   cooperative scheduler. A core keeps the token until it blocks (``sendrecv`` waiting
   for its partner, ``core_barrier`` waiting for the other cores) or finishes; the token
   then goes to the next runnable core in rank order (``rank + 1``, ``rank + 2``, ...
-  modulo N), so the interleaving depends only on the program (for debugging).
+  modulo N), so the interleaving depends only on the program (for debugging). Each
+  core is a thread.
+
+What happens at ``sendrecv`` and ``core_barrier`` (:class:`Exchange`) is one piece of
+code for threads and processes.
 
 SBUF and PSUM are private, and HBM is shared only through accesses a synchronization
 orders: every HBM access of a core is checked against the other cores' accesses it is
