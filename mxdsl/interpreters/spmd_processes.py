@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import mmap
 import multiprocessing
 import os
@@ -132,17 +133,55 @@ class ForwardedCall:
 _FORWARDED: weakref.WeakValueDictionary[int, ForwardedCall] = weakref.WeakValueDictionary()
 
 
-class SharedCounter:
-    """An integer every core's process adds to (a step count over all cores)."""
+class SharedCounts:
+    """A step count over every process forked after this is made (``mx-run
+    --max-steps`` over cores in processes of their own): each process publishes its
+    own count in a slot of shared memory (claimed on first use, after a fork too) and
+    reads the others'. Within a process the count is exact (``itertools.count``
+    advances atomically); across processes an op sees every step the others published."""
+
+    SLOTS = 64
 
     def __init__(self) -> None:
-        self._value = multiprocessing.get_context("fork").Value("q", 0)
+        self._memory = mmap.mmap(-1, 8 * (self.SLOTS + 1))
+        self._counts = memoryview(self._memory).cast("q")  # [0]: slots claimed
+        self._lock = multiprocessing.get_context("fork").Lock()
+        self._slot = 0
+        self._own = itertools.count(1)
+        _FORKED_COUNTS.add(self)
 
-    def add(self, amount: int) -> int:
-        """Add ``amount``; the new total."""
-        with self._value.get_lock():
-            self._value.value += amount
-            return int(self._value.value)
+    def step(self) -> int:
+        """One more step in this process: the total over all processes."""
+        slot = self._slot or self._claim()
+        own = next(self._own)
+        counts = self._counts
+        counts[slot] = own
+        return own + sum(counts[1 : counts[0] + 1]) - counts[slot]
+
+    def _claim(self) -> int:
+        with self._lock:
+            claimed = self._counts[0]
+            if claimed >= self.SLOTS:
+                raise RuntimeError(f"more than {self.SLOTS} processes count steps")
+            self._counts[0] = claimed + 1
+            self._slot = claimed + 1
+        return self._slot
+
+    def _forked(self) -> None:
+        self._slot = 0
+        self._own = itertools.count(1)
+
+
+_FORKED_COUNTS: weakref.WeakSet[SharedCounts] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for counts in list(_FORKED_COUNTS):
+        counts._forked()  # pyright: ignore[reportPrivateUsage]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @dataclass(frozen=True)
@@ -575,6 +614,6 @@ __all__ = [
     "PROCESSES_ENV",
     "ForwardedCall",
     "ProcessRun",
-    "SharedCounter",
+    "SharedCounts",
     "process_obstacle",
 ]

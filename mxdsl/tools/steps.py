@@ -14,7 +14,6 @@ the bound is refused before it starts.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -26,16 +25,13 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import SymbolTable
 
 from mxdsl.interpreters import OpInterpretationError
-from mxdsl.interpreters.spmd_processes import SharedCounter
+from mxdsl.interpreters.spmd_processes import SharedCounts
 
 DEFAULT_MAX_STEPS = 1_000_000_000
 """mx-run's default ``--max-steps``: 10^9 interpreted ops (hours of interpretation)."""
 
 NOTE_STEPS = 10_000_000
 """An estimate above this many steps is announced before the run (a note on stderr)."""
-
-STEP_BATCH = 4096
-"""How often (in steps) a core's process adds its steps to the total (:class:`StepLimit`)."""
 
 LOOP_OPS = ("scf.for", "scf.while", "scf.parallel", "affine.for")
 
@@ -63,31 +59,20 @@ def enclosing_loop(op: Operation) -> Operation | None:
 
 
 class StepLimit(Interpreter.Listener):
-    """Ends the run at the op that would be step ``bound + 1`` (one counter for every
-    core's interpreter: ``itertools.count`` advances atomically). With the cores in
-    processes of their own (``mxdsl.interpreters.spmd_processes``) each process counts
-    its steps and adds them to a shared total every :data:`STEP_BATCH` steps, so the run
-    ends within that many steps per core of the bound; in one process it ends exactly."""
+    """Ends the run at the op that would be step ``bound + 1``, counting every core's
+    interpreter: the cores of one process share a counter (``itertools.count`` advances
+    atomically), and cores in processes of their own (``mxdsl.interpreters.spmd_processes``)
+    each publish their count in shared memory, where every op reads the others'."""
 
     spmd_process_safe = True
 
     def __init__(self, bound: int) -> None:
         self.bound = bound
-        self._counter = itertools.count(1)
-        self._shared = SharedCounter()  # the total over processes (made before any fork)
-        self._reported = 0  # of this process's steps, those in the shared total
-        self._others = 0  # other processes' steps in the total when last read
-        self._check_at = min(bound, STEP_BATCH)
+        self._counts = SharedCounts()  # made before any fork: shared with the cores
 
     def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
-        steps = next(self._counter)
-        if steps <= self._check_at:
-            return
-        own, self._reported = steps - self._reported, steps
-        self._others = self._shared.add(own) - steps
-        if steps + self._others > self.bound:
+        if self._counts.step() > self.bound:
             raise StepLimitExceeded(op, self.message(op))
-        self._check_at = min(steps + STEP_BATCH, self.bound - self._others)
 
     def message(self, op: Operation) -> str:
         loop = enclosing_loop(op)
