@@ -1,7 +1,8 @@
 """Benchmark the MoE-CTE nisa kernels in the interpreter against their PE floor.
 
 For each variant: build the kernel, draw routed inputs, run it on 2 simulated cores
-(``MoECTEKernel.run``: the SPMD interpreter, the two cores at once) and the dense
+(``MoECTEKernel.run``: the SPMD interpreter, the two cores at once, each in a process
+of its own) and the dense
 numpy golden in the same process, and time the **PE floor**: the golden's matmuls done as
 the kernel's PE passes do them, with no interpreter (a float64 ``np.matmul`` per K tile of
 128, or 512 for MX, rounded to fp32 and accumulated in fp32; for the MX variants the MX
@@ -9,17 +10,21 @@ PE floor, the dequantized operands' float64 passes). Per variant it prints the k
 time, the floor, **kernel / floor** (the target: <= 1.25; what the interpreter adds
 to the arithmetic any bit-exact run does), the golden time, kernel / golden and floor /
 golden (what the semantics alone cost on this machine), each from wall time and again
-from process CPU time (``cpu_``: on a shared, overloaded machine the steadier measure),
-the relative Frobenius error and how many PE-pass outputs took the exact path. After
+from CPU time (``cpu_``: this process's and its ended children's, so both cores' in
+either schedule; on a shared, overloaded machine the steadier measure), the relative
+Frobenius error and how many PE-pass outputs took the exact path (in the in-turn run). After
 each parallel run the kernel runs again in turn (``schedule="in-turn"``: one core at a
 time; its output bits must equal the parallel run's) and in turn without the HBM race
 check: **par/in-turn** is the parallel ÷ in-turn kernel wall time (``cpu_par/in-turn``
-the same from process CPU time, which counts both cores), **race_check** the in-turn
-run's process CPU time over the unchecked one's, minus 1 (the check's cost, from CPU
+the same from CPU time, which counts both cores), **race_check** the in-turn
+run's CPU time over the unchecked one's, minus 1 (the check's cost, from CPU
 time: steadier than wall time on a shared machine; ``--no-schedules`` skips these
-runs). The
-machine's load averages are printed before and after. ``cpu_pe_s`` splits the kernel's
-CPU time: the part spent in the PE passes (``mxdsl.numerics.matmul.pe_passes_into`` /
+runs), **cpu_core/in-turn** the CPU time of the busier core's process in the parallel
+run over the in-turn run's CPU time: what par/in-turn comes to on an idle machine with a
+CPU per core, from CPU time (nan when the cores ran as threads). The
+machine's load averages are printed before and after. ``cpu_pe_s`` splits the in-turn
+run's CPU time (its cores are threads of this process, where the PE passes can be
+timed): the part spent in the PE passes (``mxdsl.numerics.matmul.pe_passes_into`` /
 ``pe_pass_into`` as the nisa interpreter calls them: the dgemms, the exactness
 certificate and exact path, the fp32 PSUM writes), the rest being the interpreter's
 (dispatch, views, operand analysis and widening, MX dequantization, DMAs, the other
@@ -146,8 +151,15 @@ def pe_floor(sizes: Any, inputs: Any, k_tile: int, repeat: int) -> tuple[float, 
     return best, best_cpu
 
 
+def cpu_time() -> float:
+    """CPU time of this process and of its children that ended (the simulated cores'
+    processes, reaped before ``MoECTEKernel.run`` returns)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 class PassClock:
-    """CPU time (of the calling thread: the simulated cores are threads) spent in the
+    """CPU time (of the calling thread: the in-turn run's cores are threads) spent in the
     nisa interpreter's calls of the PE-pass functions, while installed (``with``)."""
 
     NAMES = ("pe_passes_into", "pe_pass_into")
@@ -184,6 +196,7 @@ class PassClock:
 def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
 
+    from mxdsl.interpreters.spmd_processes import CORE_CPU
     from mxdsl.kernels.moe_cte import (
         MoECTEImplementation,
         MoECTEOptions,
@@ -226,35 +239,39 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
     # the process moves its time by up to ~15 %, and the best of all counts
     golden, first, first_cpu = timed_golden()
     golden_times, golden_cpu = [first], [first_cpu]
-    EXACT_PATH.reset()
     pe_cpu: list[float] = []
     turn_times: list[float] = []
     turn_cpu: list[float] = []
     unchecked_cpu: list[float] = []
+    exact, pe_outputs = -1, -1
+    core_cpu: list[float] = []
     for _ in range(args.repeat):
         progress = progress_bar(sum(inputs.active_blocks)) if args.progress else None
-        with PassClock() as clock:
-            start, start_cpu = time.perf_counter(), time.process_time()
-            outputs = kernel.run(inputs.arrays, progress)
-            kernel_times.append(time.perf_counter() - start)
-            kernel_cpu.append(time.process_time() - start_cpu)
-        pe_cpu.append(clock.seconds)
+        start, start_cpu = time.perf_counter(), cpu_time()
+        outputs = kernel.run(inputs.arrays, progress)
+        kernel_times.append(time.perf_counter() - start)
+        kernel_cpu.append(cpu_time() - start_cpu)
+        core_cpu.append(max(CORE_CPU.values(), default=float("nan")))
         golden, seconds, cpu = timed_golden()
         golden_times.append(seconds)
         golden_cpu.append(cpu)
         if args.no_schedules:
             continue
-        # the in-turn schedule (one core at a time), with and without the race check
-        start, start_cpu = time.perf_counter(), time.process_time()
-        in_turn = kernel.run(inputs.arrays, schedule="in-turn")
-        turn_times.append(time.perf_counter() - start)
-        turn_cpu.append(time.process_time() - start_cpu)
+        # the in-turn schedule (one core at a time, threads of this process: its PE
+        # passes are timed here), with and without the race check
+        EXACT_PATH.reset()
+        with PassClock() as clock:
+            start, start_cpu = time.perf_counter(), cpu_time()
+            in_turn = kernel.run(inputs.arrays, schedule="in-turn")
+            turn_times.append(time.perf_counter() - start)
+            turn_cpu.append(cpu_time() - start_cpu)
+        pe_cpu.append(clock.seconds)
+        exact, pe_outputs = EXACT_PATH.exact, EXACT_PATH.outputs
         for key, value in outputs.items():
             assert value.tobytes() == in_turn[key].tobytes(), f"{name}: {key} differs in turn"
-        start = time.process_time()
+        start = cpu_time()
         kernel.run(inputs.arrays, schedule="in-turn", races=False)
-        unchecked_cpu.append(time.process_time() - start)
-    exact, pe_outputs = EXACT_PATH.exact // args.repeat, EXACT_PATH.outputs // args.repeat
+        unchecked_cpu.append(cpu_time() - start)
     reference_s, same = float("nan"), "-"
     if args.reference:
         start = time.perf_counter()
@@ -275,7 +292,7 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "golden_s": min(golden_times),
         "floor_s": floor,
         "kernel_cpu_s": min(kernel_cpu),
-        "pe_cpu_s": pe_cpu[kernel_cpu.index(min(kernel_cpu))],  # of the best kernel run
+        "pe_cpu_s": min(pe_cpu, default=float("nan")),  # of the in-turn runs
         "golden_cpu_s": min(golden_cpu),
         "floor_cpu_s": floor_cpu,
         "error": error,
@@ -283,6 +300,7 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "pe_outputs": pe_outputs,
         "reference_s": reference_s,
         "same": same,
+        "core_cpu_s": min(core_cpu),
         "in_turn_s": min(turn_times, default=float("nan")),
         "in_turn_cpu_s": min(turn_cpu, default=float("nan")),
         "unchecked_cpu_s": min(unchecked_cpu, default=float("nan")),
@@ -310,6 +328,7 @@ COLUMNS = (
     ("par/in-turn", "11.2f"),
     ("cpu_par/in-turn", "15.2f"),
     ("race_check", "10.1%"),
+    ("cpu_core/in-turn", "16.2f"),
     ("golden_s", "9.3f"),
     ("kernel/golden", "13.2f"),
     ("floor/golden", "12.2f"),
@@ -327,7 +346,7 @@ COLUMNS = (
     ("same", ">4s"),
 )
 """The printed columns: wall times (best of the runs) and their ratios, then the same
-from process CPU time (``cpu_``), the best run's CPU time in the PE passes
+from CPU time (``cpu_``), the in-turn run's CPU time in the PE passes
 (:class:`PassClock`) and its ratio to the floor, the relative error and the exact-path
 count."""
 
@@ -345,6 +364,7 @@ def row_values(r: dict[str, Any]) -> list[Any]:
         r["kernel_s"] / r["in_turn_s"],
         r["kernel_cpu_s"] / r["in_turn_cpu_s"],
         r["in_turn_cpu_s"] / r["unchecked_cpu_s"] - 1,
+        r["core_cpu_s"] / r["in_turn_cpu_s"],
         r["golden_s"],
         r["kernel_s"] / r["golden_s"],
         r["floor_s"] / r["golden_s"],

@@ -81,6 +81,8 @@ class WriteTracker(Interpreter.Listener):
     """Drops what the registered caches (:meth:`register`) derived from a buffer before
     any op that may write it runs (a listener: see the module docstring)."""
 
+    spmd_process_safe = True  # one per interpreter: a core's own
+
     def __init__(self) -> None:
         self.caches: list[Derived] = []
         self._written: dict[Operation, tuple[int, ...] | None] = {}

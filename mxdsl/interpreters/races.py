@@ -245,8 +245,9 @@ class _Log:
 class _Tensor:
     """One HBM argument: its name, memory and every core's reads and writes."""
 
-    def __init__(self, name: str, array: np.ndarray, cores: int) -> None:
+    def __init__(self, name: str, array: np.ndarray, cores: int, index: int) -> None:
         self.name = name
+        self.index = index  # its position in RaceChecker.all_tensors
         self.array = array
         self.start = int(array.__array_interface__["data"][0])
         self.nbytes = array.nbytes
@@ -271,6 +272,7 @@ class RaceChecker:
         # epochs start at 1: entry 0 of another core's clock means "ordered after nothing"
         self.clocks = [[int(a == b) for a in range(cores)] for b in range(cores)]
         self.tensors: dict[int, list[_Tensor]] = {}  # by id of the memory's owner
+        self.all_tensors: list[_Tensor] = []
         self._owners: list[Any] = []  # keeps the owners alive (their ids stay unique)
 
     def add_tensor(self, name: str, array: np.ndarray) -> None:
@@ -278,8 +280,9 @@ class RaceChecker:
         element of it."""
         owner = array if array.base is None else array.base
         self._owners.append(owner)
-        tensor = _Tensor(name, array, self.cores)
+        tensor = _Tensor(name, array, self.cores, len(self.all_tensors))
         self.tensors.setdefault(id(owner), []).append(tensor)
+        self.all_tensors.append(tensor)
 
     def tensor_of(self, array: np.ndarray) -> tuple[_Tensor, int] | None:
         """The HBM tensor ``array`` views and its byte offset there, or None."""
@@ -480,6 +483,46 @@ class RaceChecker:
             log = tensor.logs[rank][1 if write else 0]
             log.add(lo, hi, clock[rank], (op, elements, itemsize, box))
 
+    def replay(self, rank: int, records: Sequence[Record], op_of: Any) -> None:
+        """Check and record the accesses an :class:`AccessRecorder` of core ``rank``
+        recorded, in their order (``op_of(id)``: the op of a recorded op id)."""
+        for tensor, op, elements, itemsize, write, box in records:
+            self.access(rank, op_of(op), self.all_tensors[tensor], elements, itemsize, write, box)
+
+
+Record = tuple[int, int, Elements, int, bool, Box]
+"""One recorded access: tensor index, id of the op, elements, item size, write, box."""
+
+
+class AccessRecorder(RaceChecker):
+    """Describes one core's HBM accesses as ``checker`` does (the same tensors, the
+    same element descriptions) but records them instead of checking them: in a core's
+    own process (:mod:`mxdsl.interpreters.spmd_processes`), whose records the
+    coordinator's checker replays (:meth:`RaceChecker.replay`)."""
+
+    def __init__(self, checker: RaceChecker) -> None:
+        super().__init__(checker.cores)
+        self.tensors = checker.tensors
+        self.all_tensors = checker.all_tensors
+        self.records: list[Record] = []
+
+    def access(
+        self,
+        rank: int,
+        op: Operation,
+        tensor: _Tensor,
+        elements: Elements,
+        itemsize: int,
+        write: bool,
+        box: Box = None,
+    ) -> None:
+        self.records.append((tensor.index, id(op), elements, itemsize, write, box))
+
+    def take(self) -> list[Record]:
+        """The records since the last call."""
+        records, self.records = self.records, []
+        return records
+
 
 def _race_message(
     tensor: _Tensor,
@@ -531,6 +574,8 @@ class _OpAccesses:
 class HbmListener(Interpreter.Listener):
     """Reports every ``nisa`` op's accesses of core ``rank`` to ``checker``."""
 
+    spmd_process_safe = True  # one per core, reporting to its core's checker or recorder
+
     def __init__(self, checker: RaceChecker, rank: int) -> None:
         self.checker = checker
         self.rank = rank
@@ -571,6 +616,7 @@ class HbmListener(Interpreter.Listener):
 
 
 __all__ = [
+    "AccessRecorder",
     "HbmListener",
     "HbmRaceError",
     "RaceChecker",

@@ -14,7 +14,6 @@ the bound is refused before it starts.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import SymbolTable
 
 from mxdsl.interpreters import OpInterpretationError
+from mxdsl.interpreters.spmd_processes import SharedCounts
 
 DEFAULT_MAX_STEPS = 1_000_000_000
 """mx-run's default ``--max-steps``: 10^9 interpreted ops (hours of interpretation)."""
@@ -59,15 +59,19 @@ def enclosing_loop(op: Operation) -> Operation | None:
 
 
 class StepLimit(Interpreter.Listener):
-    """Ends the run at the op that would be step ``bound + 1`` (one counter for every
-    core's interpreter: ``itertools.count`` advances atomically)."""
+    """Ends the run at the op that would be step ``bound + 1``, counting every core's
+    interpreter: the cores of one process share a counter (``itertools.count`` advances
+    atomically), and cores in processes of their own (``mxdsl.interpreters.spmd_processes``)
+    each publish their count in shared memory, where every op reads the others'."""
+
+    spmd_process_safe = True
 
     def __init__(self, bound: int) -> None:
         self.bound = bound
-        self._counter = itertools.count(1)
+        self._counts = SharedCounts()  # made before any fork: shared with the cores
 
     def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
-        if next(self._counter) > self.bound:
+        if self._counts.step() > self.bound:
             raise StepLimitExceeded(op, self.message(op))
 
     def message(self, op: Operation) -> str:

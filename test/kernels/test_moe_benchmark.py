@@ -29,7 +29,7 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
     assert "load average: " in lines[0]
     assert lines[1].split() == [
         "variant", "N", "B", "kernel_s", "floor_s", "kernel/floor", "in_turn_s",
-        "par/in-turn", "cpu_par/in-turn", "race_check", "golden_s",
+        "par/in-turn", "cpu_par/in-turn", "race_check", "cpu_core/in-turn", "golden_s",
         "kernel/golden", "floor/golden", "cpu_kernel_s", "cpu_floor_s", "cpu_kernel/floor",
         "cpu_golden_s", "cpu_kernel/golden", "cpu_pe_s", "cpu_pe/floor", "rel_err",
         "exact-path/outputs", "ref_kernel_s", "ref/kernel", "same",
@@ -38,7 +38,8 @@ def test_every_variant_reports_error_ratio_and_pe_floor() -> None:
     assert lines[-1].startswith("load average at the end: ")
     assert [row[0] for row in rows] == variants
     for row in rows:
-        name, _, _, kernel, floor, over_floor, in_turn, par_ratio, _, check, *times = row
+        name, _, _, kernel, floor, over_floor, in_turn, par_ratio, _, check, core, *times = row
+        assert 0 < float(core) < 1.5, name  # the busier core's share of the in-turn CPU time
         golden, ratio, floor_ratio, *cpu = times
         assert float(in_turn) > 0, name
         assert check.endswith("%"), name

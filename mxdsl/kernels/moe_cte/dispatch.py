@@ -135,16 +135,28 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 
 class _Progress(Interpreter.Listener):
+    """Counts the blocks every core starts; ``report(blocks started)`` is called in the
+    caller's process (a core in a process of its own forwards the count:
+    :class:`~mxdsl.interpreters.spmd_processes.ForwardedCall`)."""
+
+    spmd_process_safe = True
+
     def __init__(self, ops: set[Operation], report: Callable[[float], None], weight: float):
+        from mxdsl.interpreters.spmd_processes import ForwardedCall
+
         self.ops = ops
         self.report = report
         self.weight = weight
         self.count = 0
+        self.started = ForwardedCall(self._started)
+
+    def _started(self) -> None:
+        self.count += 1
+        self.report(self.count * self.weight)
 
     def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
         if op in self.ops:
-            self.count += 1
-            self.report(self.count * self.weight)
+            self.started()
 
 
 def build_moe_cte(
