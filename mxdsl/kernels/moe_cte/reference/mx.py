@@ -82,25 +82,32 @@ def down_i_index(p: int, t: int, q: int) -> int:
 
 # ------------------------------------------------------------------ packing
 
+# An MX block (``BLOCK``: 8 partitions x 4 lanes) in the dense layouts the weights and
+# activations are quantized in, lane axis q first, partition axis p third:
+# ``[4 (q), t, 128 (p), columns]`` (gate/up's H rows, the hidden states' [q, t, p]) and
+# ``[4 (q), 128 (p), columns]`` (down's I tile, the intermediate's [q, p]).
+_P_BLOCK, _Q_BLOCK = BLOCK
+_QTP_BLOCK = (_Q_BLOCK, 1, _P_BLOCK, 1)
+_QP_BLOCK = (_Q_BLOCK, _P_BLOCK, 1)
 
-def _quantize_pack(x: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
-    """``x[..., 128 (p), 4 (q)]`` float32 -> (containers ``[..., 128]``, scales
-    ``[..., 16]``), one E8M0 per 8 p x 4 q."""
-    block = (1,) * (x.ndim - 2) + BLOCK
-    codes, scale = quantize_mx(np.ascontiguousarray(x, dtype=np.float32), wf.fmt, block)
+
+def _quantize_pack(
+    x: np.ndarray, wf: MxWeightFormat, block: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``x[4 (q), ...]`` float32 with ``block`` = one E8M0 per 4 q x 8 p -> (containers
+    ``[...]``, lane q of each holding ``x[q, ...]``; scales ``[...]`` per block, the
+    lane axis dropped). The values are quantized where they lie (no transposed copy):
+    only the code bytes move, into their containers."""
+    codes, scale = quantize_mx(x, wf.fmt, block)
     pack = pack_fp8_x4 if wf.fmt.is_fp8 else pack_fp4_x4
-    words = pack(codes).reshape(codes.shape[:-1])
-    return words.astype(wf.container), scale.reshape(scale.shape[:-1])
+    return pack(codes, axis=0)[0].astype(wf.container), scale[0]
 
 
-def _unpack_dequantize(words: np.ndarray, scale: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
-    """Inverse of :func:`_quantize_pack` up to the rounding: ``[..., 128, 4]`` float32."""
+def _lanes(words: np.ndarray, wf: MxWeightFormat) -> np.ndarray:
+    """Containers ``[...]`` -> their code bytes ``[..., 4]`` (lane q last)."""
     if wf.fmt.is_fp8:
-        codes = unpack_fp8_x4(words.astype(np.uint32)[..., None])
-    else:
-        codes = unpack_fp4_x4(words.astype(np.uint16)[..., None])
-    block = (1,) * (codes.ndim - 2) + BLOCK
-    return dequantize_mx(codes, scale[..., None], wf.fmt, block)
+        return unpack_fp8_x4(np.asarray(words, np.uint32)[..., None])
+    return unpack_fp4_x4(np.asarray(words, np.uint16)[..., None])
 
 
 def pack_gate_up_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
@@ -115,9 +122,9 @@ def pack_gate_up_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, 
         for i0 in range(0, I, MX_TILE):
             i1 = min(i0 + MX_TILE, I)
             x = np.asarray(w[:, g, i0:i1], dtype=np.float32).reshape(4, kt4, PMAX, i1 - i0)
-            wd, sc = _quantize_pack(x.transpose(1, 3, 2, 0), wf)  # t i p q -> [.., 128|16]
-            words[:, g, :, i0:i1] = wd.transpose(2, 0, 1)
-            scales[:, g, :, i0:i1] = sc.transpose(2, 0, 1)
+            wd, sc = _quantize_pack(x, wf, _QTP_BLOCK)  # [t, p, i], [t, 16, i]
+            words[:, g, :, i0:i1] = wd.transpose(1, 0, 2)
+            scales[:, g, :, i0:i1] = sc.transpose(1, 0, 2)
     return words, scales
 
 
@@ -141,12 +148,10 @@ def unpack_gate_up_expert(words: np.ndarray, scales: np.ndarray, wf: MxWeightFor
     for g in range(2):
         for i0 in range(0, I, MX_TILE):
             i1 = min(i0 + MX_TILE, I)
-            v = _unpack_dequantize(  # t i p q
-                words[:, g, :, i0:i1].transpose(1, 2, 0),
-                scales[:, g, :, i0:i1].transpose(1, 2, 0),
-                wf,
-            )
-            out[:, g, i0:i1] = v.transpose(3, 0, 2, 1).reshape(H, i1 - i0)  # q t p, i
+            codes = _lanes(words[:, g, :, i0:i1], wf).transpose(3, 1, 0, 2)  # q t p i
+            scale = scales[None, :, g, :, i0:i1].transpose(0, 2, 1, 3)  # 1 t r i
+            v = dequantize_mx(codes, scale, wf.fmt, _QTP_BLOCK)
+            out[:, g, i0:i1] = v.reshape(H, i1 - i0)
     return out
 
 
@@ -157,21 +162,19 @@ def unpack_gate_up(words: np.ndarray, scales: np.ndarray, wf: MxWeightFormat) ->
 
 def pack_down_expert(w: np.ndarray, wf: MxWeightFormat) -> tuple[np.ndarray, np.ndarray]:
     """One expert's dense ``[I, H]`` -> (``[128, nt, H]`` containers, ``[16, nt, H]``),
-    quantized one 512-row I tile x 512 H columns at a time; the rows of a partial last
-    tile past ``I`` are zeros."""
+    quantized one 512-row I tile at a time; the rows of a partial last tile past ``I``
+    are zeros."""
     I, H = w.shape  # noqa: E741
     nt = -(-I // MX_TILE)
     words = np.empty((PMAX, nt, H), np.dtype(wf.container))
     scales = np.empty((PMAX // 8, nt, H), np.uint8)
     for t in range(nt):
-        for h0 in range(0, H, MX_TILE):
-            h1 = min(h0 + MX_TILE, H)
-            x = np.zeros((MX_TILE, h1 - h0), np.float32)
-            rows = w[t * MX_TILE : (t + 1) * MX_TILE, h0:h1]
+        rows = np.asarray(w[t * MX_TILE : (t + 1) * MX_TILE], dtype=np.float32)
+        if len(rows) < MX_TILE:
+            x = np.zeros((MX_TILE, H), np.float32)
             x[: len(rows)] = rows
-            wd, sc = _quantize_pack(x.reshape(4, PMAX, h1 - h0).transpose(2, 1, 0), wf)
-            words[:, t, h0:h1] = wd.T  # [h, 128] -> [128, h]
-            scales[:, t, h0:h1] = sc.T
+            rows = x
+        words[:, t], scales[:, t] = _quantize_pack(rows.reshape(4, PMAX, H), wf, _QP_BLOCK)
     return words, scales
 
 
@@ -189,16 +192,13 @@ def unpack_down_expert(
 ) -> np.ndarray:
     """One expert's ``[128, nt, H]`` containers and ``[16, nt, H]`` scales back to dense
     float32 ``[I, H]`` (its first ``rows`` = I rows; all ``nt * 512`` when None), one
-    512-row I tile x 512 H columns at a time."""
+    512-row I tile at a time."""
     _, nt, H = words.shape
     out = np.empty((nt * MX_TILE, H), np.float32)
     for t in range(nt):
-        for h0 in range(0, H, MX_TILE):
-            h1 = min(h0 + MX_TILE, H)
-            v = _unpack_dequantize(words[:, t, h0:h1].T, scales[:, t, h0:h1].T, wf)  # h p q
-            out[t * MX_TILE : (t + 1) * MX_TILE, h0:h1] = v.transpose(2, 1, 0).reshape(
-                MX_TILE, h1 - h0
-            )
+        codes = _lanes(words[:, t], wf).transpose(2, 0, 1)  # q p h
+        v = dequantize_mx(codes, scales[None, :, t], wf.fmt, _QP_BLOCK)
+        out[t * MX_TILE : (t + 1) * MX_TILE] = v.reshape(MX_TILE, H)
     return out if rows is None else out[:rows]
 
 
@@ -216,15 +216,20 @@ def _bf16(x: np.ndarray) -> np.ndarray:
     return np.asarray(x, np.float32).astype(ml_dtypes.bfloat16)
 
 
+def _fake_quantize(v: np.ndarray, block: tuple[int, ...]) -> np.ndarray:
+    """``v`` MX-quantized to float8_e4m3fn per ``block`` and dequantized, in place of
+    its layout."""
+    codes, scale = quantize_mx(v, MxFormat.E4M3FN, block)
+    return dequantize_mx(codes, scale, MxFormat.E4M3FN, block)
+
+
 def fake_quantize_hidden(x: np.ndarray) -> np.ndarray:
     """``x [R, H]`` rounded to bf16, MX-quantized to float8_e4m3fn in the kernel's
     geometry (``h = q * H/4 + t * 128 + p``, blocks of 8 p x 4 q) and dequantized."""
     R, H = x.shape
     kt4 = H // MX_TILE
-    v = _bf16(x).reshape(R, 4, kt4, PMAX).transpose(0, 2, 3, 1)  # r t p q
-    codes, scale = quantize_mx(np.ascontiguousarray(v), MxFormat.E4M3FN, (1, 1, *BLOCK))
-    d = dequantize_mx(codes, scale, MxFormat.E4M3FN, (1, 1, *BLOCK))
-    return d.transpose(0, 3, 1, 2).reshape(R, H)
+    v = _bf16(x).reshape(R, 4, kt4, PMAX)  # r q t p
+    return _fake_quantize(v, (1, *_QTP_BLOCK[:3])).reshape(R, H)
 
 
 def fake_quantize_intermediate(x: np.ndarray) -> np.ndarray:
@@ -235,10 +240,8 @@ def fake_quantize_intermediate(x: np.ndarray) -> np.ndarray:
     nt = -(-I // MX_TILE)
     padded = np.zeros((R, nt * MX_TILE), ml_dtypes.bfloat16)
     padded[:, :I] = _bf16(x)
-    v = padded.reshape(R, nt, 4, PMAX).transpose(0, 1, 3, 2)  # r t p q
-    codes, scale = quantize_mx(np.ascontiguousarray(v), MxFormat.E4M3FN, (1, 1, *BLOCK))
-    d = dequantize_mx(codes, scale, MxFormat.E4M3FN, (1, 1, *BLOCK))
-    return d.transpose(0, 1, 3, 2).reshape(R, nt * MX_TILE)[:, :I]
+    v = padded.reshape(R, nt, 4, PMAX)  # r t q p
+    return _fake_quantize(v, (1, 1, *_QP_BLOCK[:2])).reshape(R, nt * MX_TILE)[:, :I]
 
 
 # ------------------------------------------------------------------ golden
