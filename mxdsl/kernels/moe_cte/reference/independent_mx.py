@@ -134,8 +134,8 @@ def dequantize_mx(
     """fp32 ``element * 2**(E8M0 - 127)``, decoded by ml_dtypes (per byte, through a
     table of its 256 values); the scale is broadcast over each block."""
     name = str(getattr(fmt, "spec_name", fmt))
-    values = _DECODED[name].take(np.asarray(codes, np.uint8))
-    factor = _DECODED["float8_e8m0fnu"].take(np.asarray(scale, np.uint8))
+    values = _DECODED[name][np.asarray(codes, np.uint8)]  # (take would widen to intp first)
+    factor = _DECODED["float8_e8m0fnu"][np.asarray(scale, np.uint8)]
     blocked, per_block = _block_view(values, block)
     with np.errstate(invalid="ignore", over="ignore"):
         np.multiply(blocked, factor.reshape(per_block), out=blocked)

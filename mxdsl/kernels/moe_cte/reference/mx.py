@@ -26,8 +26,9 @@ from the :mod:`mxdsl.numerics` the kernels' interpreters run, so a bug in either
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -41,7 +42,12 @@ from mxdsl.kernels.moe_cte.mx_formats import (
     MxWeightFormat,
     weight_format,
 )
-from mxdsl.kernels.moe_cte.reference.golden import PerExpert, moe_cte_block_values, moe_cte_golden
+from mxdsl.kernels.moe_cte.reference.golden import (
+    GoldenExperts,
+    PerExpert,
+    moe_cte_block_values,
+    moe_cte_golden,
+)
 
 # independent_mx, not mxdsl.numerics: see its docstring
 from mxdsl.kernels.moe_cte.reference.independent_mx import (
@@ -59,6 +65,7 @@ from mxdsl.kernels.moe_cte.reference.inputs import (
     golden_options,
     make_inputs,
 )
+from mxdsl.kernels.moe_cte.reference.parallel import for_each_expert
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEImplementation,
     MoECTEOptions,
@@ -247,32 +254,74 @@ def fake_quantize_intermediate(x: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------ golden
 
 
+def _mx_golden_arguments(
+    arrays: Mapping[str, np.ndarray],
+    options: MoECTEOptions,
+    active_blocks: Sequence[bool] | None,
+    affinity_on_intermediate: bool,
+) -> dict[str, Any]:
+    """``moe_cte_golden``'s arguments for the MX-aware golden, by name: the weights
+    dequantized from their MX form one expert at a time (:class:`PerExpert`), the
+    kernel's quantization points."""
+    wf = weight_format(options.mx_weights)
+    w_gu, s_gu = arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"]
+    w_d, s_d = arrays["down_proj_weight"], arrays["down_proj_scale"]
+    E, _, _, kt4, I = w_gu.shape  # noqa: E741
+    H = kt4 * MX_TILE
+    return {
+        "hidden_states": arrays["hidden_states"],
+        "expert_affinities_masked": arrays["expert_affinities_masked"],
+        "gate_up_proj_weight": PerExpert(
+            (E, H, 2, I), lambda e: unpack_gate_up_expert(w_gu[e], s_gu[e], wf)
+        ),
+        "down_proj_weight": PerExpert(
+            (E, I, H), lambda e: unpack_down_expert(w_d[e], s_d[e], wf, I)
+        ),
+        "token_position_to_id": arrays["token_position_to_id"],
+        "block_to_expert": arrays["block_to_expert"],
+        "quantize_hidden": fake_quantize_hidden,
+        "quantize_intermediate": fake_quantize_intermediate,
+        **golden_options(arrays, options, active_blocks, affinity_on_intermediate),
+    }
+
+
 def moe_cte_mx_golden(
     arrays: dict[str, np.ndarray],
     options: MoECTEOptions,
     *,
     active_blocks: Sequence[bool] | None = None,
     affinity_on_intermediate: bool = False,
+    threads: int | None = None,
 ) -> np.ndarray:
     """The MX-aware golden ``[T, H]`` float32: the dense math of ``moe_cte_golden`` with
     the weights dequantized from their MX form and the hidden states (after PRE_SCALE)
-    and ``act(gate) * up`` rounded to bf16 and MXFP8-quantized where the kernel does it."""
-    wf = weight_format(options.mx_weights)
-    w_gu, s_gu = arrays["gate_up_proj_weight"], arrays["gate_up_proj_scale"]
-    w_d, s_d = arrays["down_proj_weight"], arrays["down_proj_scale"]
-    E, _, _, kt4, I = w_gu.shape  # noqa: E741
-    H = kt4 * MX_TILE
-    return moe_cte_golden(  # the weights dequantized one expert at a time
-        arrays["hidden_states"],
-        arrays["expert_affinities_masked"],
-        PerExpert((E, H, 2, I), lambda e: unpack_gate_up_expert(w_gu[e], s_gu[e], wf)),
-        PerExpert((E, I, H), lambda e: unpack_down_expert(w_d[e], s_d[e], wf, I)),
-        arrays["token_position_to_id"],
-        arrays["block_to_expert"],
-        quantize_hidden=fake_quantize_hidden,
-        quantize_intermediate=fake_quantize_intermediate,
-        **golden_options(arrays, options, active_blocks, affinity_on_intermediate),
+    and ``act(gate) * up`` rounded to bf16 and MXFP8-quantized where the kernel does it
+    (its experts on ``threads`` threads, the same bits for any count)."""
+    return moe_cte_golden(
+        **_mx_golden_arguments(arrays, options, active_blocks, affinity_on_intermediate),
+        threads=threads,
     )
+
+
+def _dense_golden_arguments(
+    arrays: Mapping[str, np.ndarray],
+    options: MoECTEOptions,
+    active_blocks: Sequence[bool] | None,
+    affinity_on_intermediate: bool,
+    dense_gate_up: PerExpert,
+    dense_down: PerExpert,
+) -> dict[str, Any]:
+    """``moe_cte_golden``'s arguments for the fp32 dense golden of MX inputs: the
+    unquantized (IO-dtype) weights, no quantization points."""
+    return {
+        "hidden_states": arrays["hidden_states"],
+        "expert_affinities_masked": arrays["expert_affinities_masked"],
+        "gate_up_proj_weight": dense_gate_up,
+        "down_proj_weight": dense_down,
+        "token_position_to_id": arrays["token_position_to_id"],
+        "block_to_expert": arrays["block_to_expert"],
+        **golden_options(arrays, options, active_blocks, affinity_on_intermediate),
+    }
 
 
 # ------------------------------------------------------------------ inputs
@@ -290,14 +339,22 @@ def make_mx_inputs(
     options: MoECTEOptions,
     seed: int = 0,
     live_blocks: int | None = None,
+    *,
+    dense_golden: bool = False,
+    threads: int | None = None,
 ) -> MoECTEInputs:
     """Routed random inputs for an MX kernel: the bf16 twin's inputs (same routing,
     hidden states, affinities, biases for the same seed) with the twin's dense weights
     (:func:`expert_gate_up`, :func:`expert_down` in the IO dtype) packed into the MX
     layouts one expert at a time (:func:`pack_gate_up_expert`, :func:`pack_down_expert`)
-    straight into the kernel's arrays. The dense weights are not kept: ``extra["dense_gate_up"]`` /
-    ``extra["dense_down"]`` are :class:`PerExpert` views that draw an expert again from
-    its seed, for the fp32 golden."""
+    straight into the kernel's arrays, the experts on ``threads`` threads (default: every
+    CPU; each expert from its own stream, so the same bytes for any count). The dense
+    weights are not kept: ``extra["dense_gate_up"]`` / ``extra["dense_down"]`` are
+    :class:`PerExpert` views that draw an expert again from its seed, for the fp32
+    golden. With ``dense_golden`` that golden is computed here instead, from each
+    expert's dense weights while they are drawn (``extra["dense_golden"]``, which
+    :func:`dense_golden_for` returns): the same bits, without drawing every expert
+    twice."""
     impl = spec.implementation
     twin = MoECTESpec(
         MoECTEImplementation[_TWIN[impl.name]],
@@ -306,13 +363,25 @@ def make_mx_inputs(
     twin_options = replace(options, mx_weights="fp8_e4m3fn")
     base = make_inputs(twin, sizes, twin_options, None, seed, live_blocks, with_weights=False)
     wf = weight_format(options.mx_weights)
-    arrays = dict(base.arrays)
     args = {a.name: a for a in kernel_arguments(spec, sizes, options)}
+    arrays = {k: v for k, v in base.arrays.items() if k in args}
     for name in ("gate_up_proj_weight", "gate_up_proj_scale", "down_proj_weight"):
         arrays[name] = np.empty(args[name].shape, args[name].numpy_dtype)
     arrays["down_proj_scale"] = np.empty(args["down_proj_scale"].shape, np.uint8)
     H, I, E = sizes.hidden, sizes.intermediate, sizes.experts  # noqa: E741
     io = DTYPES[options.dtype][1]
+    active = base.active_blocks
+    N = sizes.blocks
+    if impl == MoECTEImplementation.shard_on_block_mx:
+        live = base.real_blocks if live_blocks is None else live_blocks
+        conditions = np.zeros(N + 1, dtype=np.int32)
+        conditions[:live] = 1
+        if "conditions" in args:
+            arrays["conditions"] = conditions
+        cfg = spec.shard_on_block
+        n_static = static_blocks(spec, sizes)
+        n_dyn = cfg.n_dynamic_blocks if cfg is not None else 55
+        active = [b < n_static or b < min(live, n_static + n_dyn) for b in range(N)]
 
     def rounded(w: np.ndarray) -> np.ndarray:
         """``w`` rounded to the IO dtype, in place (no second float32 copy)."""
@@ -325,47 +394,60 @@ def make_mx_inputs(
     def dense_down(e: int) -> np.ndarray:
         return rounded(expert_down(seed, e, H, I))
 
-    for e in range(E):  # one expert's dense weights at a time, one tensor at a time
-        gate_up = pack_gate_up_expert(dense_gate_up(e), wf)
-        arrays["gate_up_proj_weight"][e], arrays["gate_up_proj_scale"][e] = gate_up
-        del gate_up
-        down = pack_down_expert(dense_down(e), wf)
-        arrays["down_proj_weight"][e], arrays["down_proj_scale"][e] = down
-        del down
-    active = base.active_blocks
-    names = set(args)
-    N = sizes.blocks
-    if impl == MoECTEImplementation.shard_on_block_mx:
-        live = base.real_blocks if live_blocks is None else live_blocks
-        conditions = np.zeros(N + 1, dtype=np.int32)
-        conditions[:live] = 1
-        arrays["conditions"] = conditions
-        cfg = spec.shard_on_block
-        n_static = static_blocks(spec, sizes)
-        n_dyn = cfg.n_dynamic_blocks if cfg is not None else 55
-        active = [b < n_static or b < min(live, n_static + n_dyn) for b in range(N)]
-    arrays = {k: v for k, v in arrays.items() if k in names}
-    return MoECTEInputs(
-        arrays,
-        base.real_blocks,
-        active,
-        {
-            "dense_gate_up": PerExpert((E, H, 2, I), dense_gate_up),
-            "dense_down": PerExpert((E, I, H), dense_down),
-        },
-    )
+    dense_weights = {
+        "dense_gate_up": PerExpert((E, H, 2, I), dense_gate_up),
+        "dense_down": PerExpert((E, I, H), dense_down),
+    }
+    golden = None
+    if dense_golden:
+        golden = GoldenExperts(
+            **_dense_golden_arguments(
+                arrays, options, active, spec.affinity_on_intermediate, **dense_weights
+            )
+        )
+    routed = set() if golden is None else set(golden.routed_experts())
+
+    def expert(e: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Expert ``e``'s weights drawn, rounded and packed into its slices of the
+        kernel's arrays, one tensor at a time (and its fp32 golden rows, if asked)."""
+        gate_up = dense_gate_up(e)
+        arrays["gate_up_proj_weight"][e], arrays["gate_up_proj_scale"][e] = pack_gate_up_expert(
+            gate_up, wf
+        )
+        kept = gate_up if golden is not None and e in routed else None
+        del gate_up  # one dense tensor at a time unless the fp32 golden needs both
+        down = dense_down(e)
+        arrays["down_proj_weight"][e], arrays["down_proj_scale"][e] = pack_down_expert(down, wf)
+        if golden is None or kept is None:
+            return None
+        return golden.rows(e, kept, down)
+
+    def finish(e: int, rows: tuple[np.ndarray, np.ndarray] | None) -> None:
+        if golden is not None and rows is not None:
+            golden.add(e, rows)
+
+    for_each_expert(expert, range(E), finish, threads)
+    extra: dict[str, object] = dict(dense_weights)
+    if golden is not None:
+        extra["dense_golden"] = golden.out
+    return MoECTEInputs(arrays, base.real_blocks, active, extra)
 
 
 def mx_golden_for(
-    spec: MoECTESpec, sizes: MoECTESizes, options: MoECTEOptions, inputs: MoECTEInputs
+    spec: MoECTESpec,
+    sizes: MoECTESizes,
+    options: MoECTEOptions,
+    inputs: MoECTEInputs,
+    threads: int | None = None,
 ) -> np.ndarray:
-    """The MX-aware golden for these inputs."""
+    """The MX-aware golden for these inputs (its experts on ``threads`` threads)."""
     del sizes
     return moe_cte_mx_golden(
         inputs.arrays,
         options,
         active_blocks=inputs.active_blocks,
         affinity_on_intermediate=spec.affinity_on_intermediate,
+        threads=threads,
     )
 
 
@@ -375,44 +457,36 @@ def mx_block_values_for(
     """The MX-aware golden's values block by block (``moe_cte_block_values`` with the
     weights dequantized from their MX form and the kernel's quantization points)."""
     del sizes
-    a = inputs.arrays
-    wf = weight_format(options.mx_weights)
-    w_gu, s_gu = a["gate_up_proj_weight"], a["gate_up_proj_scale"]
-    w_d, s_d = a["down_proj_weight"], a["down_proj_scale"]
-    E, _, _, kt4, I = w_gu.shape  # noqa: E741
-    H = kt4 * MX_TILE
     return moe_cte_block_values(
-        a["hidden_states"],
-        a["expert_affinities_masked"],
-        PerExpert((E, H, 2, I), lambda e: unpack_gate_up_expert(w_gu[e], s_gu[e], wf)),
-        PerExpert((E, I, H), lambda e: unpack_down_expert(w_d[e], s_d[e], wf, I)),
-        a["token_position_to_id"],
-        a["block_to_expert"],
-        quantize_hidden=fake_quantize_hidden,
-        quantize_intermediate=fake_quantize_intermediate,
-        **golden_options(a, options, inputs.active_blocks, spec.affinity_on_intermediate),
+        **_mx_golden_arguments(
+            inputs.arrays, options, inputs.active_blocks, spec.affinity_on_intermediate
+        )
     )
 
 
 def dense_golden_for(
-    spec: MoECTESpec, sizes: MoECTESizes, options: MoECTEOptions, inputs: MoECTEInputs
+    spec: MoECTESpec,
+    sizes: MoECTESizes,
+    options: MoECTEOptions,
+    inputs: MoECTEInputs,
+    threads: int | None = None,
 ) -> np.ndarray:
-    """The plain fp32 dense golden with the unquantized weights (what MX costs)."""
+    """The plain fp32 dense golden with the unquantized weights (what MX costs): the one
+    :func:`make_mx_inputs` computed with ``dense_golden``, else computed now (its experts
+    on ``threads`` threads), the weights drawn again from the seed."""
     del sizes
-    a = inputs.arrays
+    made = inputs.extra.get("dense_golden")
+    if made is not None:
+        assert isinstance(made, np.ndarray)
+        return made
     gu = inputs.extra["dense_gate_up"]
     d = inputs.extra["dense_down"]
     assert isinstance(gu, PerExpert)
     assert isinstance(d, PerExpert)
-    return moe_cte_golden(
-        a["hidden_states"],
-        a["expert_affinities_masked"],
-        gu,
-        d,
-        a["token_position_to_id"],
-        a["block_to_expert"],
-        **golden_options(a, options, inputs.active_blocks, spec.affinity_on_intermediate),
+    arguments = _dense_golden_arguments(
+        inputs.arrays, options, inputs.active_blocks, spec.affinity_on_intermediate, gu, d
     )
+    return moe_cte_golden(**arguments, threads=threads)
 
 
 __all__ = [
