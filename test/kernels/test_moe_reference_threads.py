@@ -215,7 +215,9 @@ def test_bf16_inputs_and_golden_for_any_thread_count(impl, options, quant):
     assert np.count_nonzero(plain) > 0
 
 
-MX_SIZES = MoECTESizes(hidden=1024, intermediate=1024, experts=4, tokens=40, block_size=256, top_k=2)
+MX_SIZES = MoECTESizes(
+    hidden=1024, intermediate=1024, experts=4, tokens=40, block_size=256, top_k=2
+)
 MX_CASES = [
     (MoECTEImplementation.shard_on_i_mx, MX_SIZES, MoECTEOptions()),
     (
@@ -240,8 +242,7 @@ MX_CASES = [
 def test_mx_inputs_and_goldens_for_any_thread_count(impl, sizes, options):
     spec = MoECTESpec(impl)
     made = [
-        make_mx_inputs(spec, sizes, options, seed=6, dense_golden=True, threads=n)
-        for n in THREADS
+        make_mx_inputs(spec, sizes, options, seed=6, dense_golden=True, threads=n) for n in THREADS
     ]
     first = made[0].arrays
     for other in made[1:]:
@@ -278,9 +279,11 @@ def test_mx_inputs_and_goldens_for_any_thread_count(impl, sizes, options):
     assert same_bytes(dense_golden_for(spec, sizes, options, made[1]), fused[0])
 
     def dense(draw):  # noqa: ANN001, ANN202
-        return lambda e: draw(6, e, sizes.hidden, sizes.intermediate).astype(
-            ml_dtypes.bfloat16
-        ).astype(np.float32)
+        return lambda e: (
+            draw(6, e, sizes.hidden, sizes.intermediate)
+            .astype(ml_dtypes.bfloat16)
+            .astype(np.float32)
+        )
 
     plain_dense = plain_golden(
         first, options, made[0].active_blocks, dense(expert_gate_up), dense(expert_down)
@@ -312,9 +315,7 @@ def test_for_each_expert_finishes_in_order_with_bounded_work_in_flight():
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
-        blas.append(
-            {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
-        )
+        blas.append({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
         time.sleep(0.02 * ((7 - e) % 3))  # later experts often finish first
         with lock:
             running[0] -= 1
@@ -323,7 +324,7 @@ def test_for_each_expert_finishes_in_order_with_bounded_work_in_flight():
     for threads in (1, 2, 3):
         finished: list[tuple[int, int]] = []
         most[0] = 0
-        for_each_expert(work, range(7), lambda e, r: finished.append((e, r)), threads)
+        for_each_expert(work, range(7), lambda e, r, out=finished: out.append((e, r)), threads)
         assert finished == [(e, e * e) for e in range(7)]
         assert 1 <= most[0] <= threads
     assert all(counts <= {1} for counts in blas)  # one BLAS thread per call
@@ -338,7 +339,7 @@ def test_for_each_expert_raises_the_first_error_and_checks_its_count():
     for threads in (1, 2):
         finished: list[int] = []
         with pytest.raises(RuntimeError, match="expert 2"):
-            for_each_expert(work, range(6), lambda e, r: finished.append(e), threads)
+            for_each_expert(work, range(6), lambda e, r, out=finished: out.append(e), threads)
         assert finished == [0, 1]
     for bad in (0, -1, True, 1.5):
         with pytest.raises(ValueError, match="positive integer"):
