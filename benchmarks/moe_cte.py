@@ -232,7 +232,7 @@ def bench(name: str, args: argparse.Namespace) -> dict[str, Any]:
 
     def timed_golden() -> tuple[np.ndarray, float, float]:
         start, start_cpu = time.perf_counter(), time.process_time()
-        result = reference(spec, sizes, options, inputs)
+        result = reference(spec, sizes, options, inputs, threads=1)  # on one CPU
         return result, time.perf_counter() - start, time.process_time() - start_cpu
 
     # the golden runs before the first kernel run and after each: what ran before it in

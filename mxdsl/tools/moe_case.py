@@ -25,12 +25,9 @@ import math  # noqa: E402
 import resource  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 from xdsl.utils.exceptions import VerifyException  # noqa: E402
 
 from mxdsl.interpreters.fast_path import fast_path_option  # noqa: E402
@@ -50,7 +47,6 @@ from mxdsl.kernels.moe_cte import (  # noqa: E402
 )
 from mxdsl.kernels.moe_cte.reference import golden_for, make_inputs, relative_error  # noqa: E402
 from mxdsl.kernels.moe_cte.reference.mx import make_mx_inputs, mx_golden_for  # noqa: E402
-from mxdsl.numerics.fast import available_cpus  # noqa: E402
 from mxdsl.targets import get_target  # noqa: E402
 from mxdsl.tools.mx_run import available_memory  # noqa: E402
 
@@ -228,12 +224,16 @@ PROGRESS_INTERVAL = 10.0
 """Seconds between the plain progress lines written when stderr is not a terminal."""
 
 
-def seeded_inputs(kernel, args: argparse.Namespace):  # noqa: ANN001, ANN201
-    """The seeded routed inputs of ``kernel`` (MX layouts for the MX variants)."""
+def seeded_inputs(kernel, args: argparse.Namespace, dense_golden: bool = False):  # noqa: ANN001, ANN201
+    """The seeded routed inputs of ``kernel`` (MX layouts for the MX variants; with
+    ``dense_golden`` an MX variant's fp32 dense golden is made with them, from each
+    expert's dense weights as they are drawn: ``make_mx_inputs``)."""
     spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
     try:
         if spec.implementation.is_mx:
-            return make_mx_inputs(spec, sizes, options, args.seed, args.live_blocks)
+            return make_mx_inputs(
+                spec, sizes, options, args.seed, args.live_blocks, dense_golden=dense_golden
+            )
         return make_inputs(spec, sizes, options, kernel.quantization, args.seed, args.live_blocks)
     except MoECTEConfigError as err:
         raise ToolError(str(err)) from None
@@ -258,18 +258,6 @@ class Checked:
         return self.error <= self.tolerance
 
 
-@contextmanager
-def golden_blas_threads() -> Iterator[None]:
-    """BLAS on every core this process may use while a golden runs: its float32 matmuls
-    are large (one expert's rows at a time), where threads pay off, unlike the
-    interpreter's tile-sized passes. Left alone when the caller set the thread count."""
-    if USER_CHOSE_BLAS_THREADS:
-        yield
-        return
-    with threadpool_limits(limits=available_cpus(), user_api="blas"):
-        yield
-
-
 def check(
     kernel,  # noqa: ANN001
     inputs,  # noqa: ANN001
@@ -286,8 +274,7 @@ def check(
     kernel_time, kernel_cpu = time.perf_counter() - start, cpu_seconds() - start_cpu
     start, start_cpu = time.perf_counter(), time.process_time()
     is_mx = spec.implementation.is_mx
-    with golden_blas_threads():
-        golden = (mx_golden_for if is_mx else golden_for)(spec, sizes, options, inputs)
+    golden = (mx_golden_for if is_mx else golden_for)(spec, sizes, options, inputs)
     golden_time, golden_cpu = time.perf_counter() - start, time.process_time() - start_cpu
     result = outputs["output"]
     if result.ndim == 3:  # plane 0 holds the sum: [T+1, 2, H] (bf16), [2, T+1, H] (MX)

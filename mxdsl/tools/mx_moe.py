@@ -42,7 +42,6 @@ from mxdsl.tools.moe_case import (  # isort: skip
     cpu_seconds,
     fast_path_setting,
     gib_text,
-    golden_blas_threads,
     peak_resident_bytes,
     problem,
     run_memory,
@@ -567,8 +566,7 @@ def write_block_traces(prefix: str, kernel, inputs, checked: Checked, stdout: IO
     block, then the output), and the mx-diff command that compares them."""
     spec, sizes, options = kernel.spec, kernel.sizes, kernel.options
     is_mx = spec.implementation.is_mx
-    with golden_blas_threads():
-        golden = (mx_block_values_for if is_mx else block_values_for)(spec, sizes, options, inputs)
+    golden = (mx_block_values_for if is_mx else block_values_for)(spec, sizes, options, inputs)
     mine = kernel_block_values(kernel, inputs, checked.outputs)
     golden = {name: value for name, value in golden.items() if name in mine}
     golden["output"] = checked.golden
@@ -630,7 +628,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     start, start_cpu = time.perf_counter(), cpu_seconds()
     if needed > NOTE_MEMORY:
         report(TOOL, f"this run needs about {gib_text(needed)} of memory", kind="note")
-    inputs = seeded_inputs(kernel, args)
+    inputs = seeded_inputs(kernel, args, dense_golden=True)  # MX: its fp32 golden made with them
     impl = spec.implementation
     print(
         f"{impl.name}: H={sizes.hidden} I={sizes.intermediate} E={sizes.experts} "
@@ -644,8 +642,7 @@ def run(args: argparse.Namespace, stdout: IO[str]) -> None:
     progress = None if args.no_progress else make_progress(sum(inputs.active_blocks))
     checked = check(kernel, inputs, progress, fast_path_setting(args), args.schedule)
     if impl.is_mx:
-        with golden_blas_threads():
-            dense = dense_golden_for(spec, sizes, options, inputs)
+        dense = dense_golden_for(spec, sizes, options, inputs)
         print(
             f"relative error vs the fp32 dense golden (unquantized weights; the "
             f"{options.mx_weights} quantization error, not judged): "
@@ -928,7 +925,6 @@ __all__ = [  # with what the case module gives (tests and benchmarks reach it he
     "build",
     "build_arg_parser",
     "check",
-    "golden_blas_threads",
     "main",
     "problem",
     "seeded_inputs",

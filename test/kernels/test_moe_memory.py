@@ -97,23 +97,50 @@ def test_a_run_allocates_far_less_than_its_weights():
     assert peak < weight_bytes / 2, peak
 
 
-def test_the_mx_golden_holds_about_one_experts_float32_weights():
-    """The MX golden dequantizes one expert at a time, 512 columns per step, and drops an
-    expert's float32 gate/up weights before making the next: its allocation peak stays
-    below two experts' float32 gate/up weights (a whole-expert unpack took 4.6 of them)."""
+def test_the_mx_golden_holds_about_one_experts_float32_weights_per_thread():
+    """The MX golden dequantizes one expert at a time per thread, 512 columns per step,
+    and drops an expert's float32 gate/up weights before making the next: its allocation
+    peak stays below two experts' float32 gate/up weights on one thread (a whole-expert
+    unpack took 4.6 of them), and about one more per further thread."""
     spec = MoECTESpec(MoECTEImplementation.shard_on_i_mx)
-    sizes = MoECTESizes(2048, 2048, 2, 64, 256, 1)
+    sizes = MoECTESizes(2048, 2048, 3, 64, 256, 1)
     options = MoECTEOptions()
     inputs = make_mx_inputs(spec, sizes, options, seed=1)
     expert_bytes = 2048 * 2 * 2048 * 4  # one expert's [H, 2, I] float32
-    tracemalloc.start()
-    try:
-        golden = moe_cte_mx_golden(inputs.arrays, options, active_blocks=inputs.active_blocks)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert np.count_nonzero(golden) > 0
-    assert peak < 2 * expert_bytes, peak
+    for threads, bound in ((1, 2), (2, 3)):
+        tracemalloc.start()
+        try:
+            golden = moe_cte_mx_golden(
+                inputs.arrays, options, active_blocks=inputs.active_blocks, threads=threads
+            )
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert np.count_nonzero(golden) > 0
+        assert peak < bound * expert_bytes, (threads, peak)
+
+
+def test_the_mx_inputs_hold_about_one_experts_dense_weights_per_thread():
+    """make_mx_inputs draws and packs one expert at a time per thread, and with the fp32
+    dense golden keeps that expert's dense gate/up and down weights until its rows are
+    added: beyond the kernel's arrays and the golden's output the peak stays within
+    about two experts' float32 weights per thread."""
+    spec = MoECTESpec(MoECTEImplementation.shard_on_i_mx)
+    sizes = MoECTESizes(2048, 2048, 4, 64, 256, 1)
+    expert_bytes = 3 * 2048 * 2048 * 4  # one expert's gate/up and down, float32
+    for threads in (1, 2):
+        tracemalloc.start()
+        try:
+            inputs = make_mx_inputs(
+                spec, sizes, MoECTEOptions(), seed=1, dense_golden=True, threads=threads
+            )
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        held = sum(a.nbytes for a in inputs.arrays.values())
+        dense = inputs.extra["dense_golden"]
+        assert isinstance(dense, np.ndarray)
+        assert peak - held - dense.nbytes < 2 * threads * expert_bytes, (threads, peak)
 
 
 def test_relative_error_sums_in_chunks_without_a_float64_copy(monkeypatch):

@@ -10,7 +10,6 @@ import dask
 import ml_dtypes
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_info
 
 from mxdsl.kernels.moe_cte import (
     MoECTEImplementation,
@@ -23,7 +22,6 @@ from mxdsl.kernels.moe_cte.reference import (
     make_inputs,
     relative_error,
 )
-from mxdsl.numerics.fast import available_cpus
 from mxdsl.tools import mx_moe, mx_run
 
 
@@ -77,18 +75,6 @@ def test_run_reports_error_and_times():
     peak, ratio, arguments = (float(g) for g in found.groups())
     assert peak > 0.05  # at least the interpreter and numpy are resident
     assert ratio == pytest.approx(peak / arguments, rel=1e-2)
-
-
-def test_goldens_use_every_core_for_blas_unless_the_user_chose():
-    def blas_threads() -> set[int]:
-        return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
-
-    with mx_moe.golden_blas_threads():
-        inside = blas_threads()
-    if mx_moe.USER_CHOSE_BLAS_THREADS:
-        assert inside == blas_threads()
-    else:
-        assert inside == {available_cpus()}
 
 
 def test_errors_before_work(capsys):

@@ -68,18 +68,26 @@ def _blocked(x: np.ndarray, block: tuple[int, ...]) -> np.ndarray:
     return x.reshape(shape)
 
 
-def _per_element(scale: np.ndarray, block: tuple[int, ...]) -> np.ndarray:
-    """A per-block array repeated over its block."""
-    for axis, b in enumerate(block):
-        scale = np.repeat(scale, b, axis=axis)
-    return scale
+def _block_view(x: np.ndarray, block: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    """``x`` viewed as ``(n0, b0, n1, b1, ...)`` and the shape ``(n0, 1, n1, 1, ...)`` a
+    per-block array broadcasts against it with (in place of repeating it per element)."""
+    blocked = _blocked(x, block)
+    return blocked, tuple(1 if axis % 2 else n for axis, n in enumerate(blocked.shape))
+
+
+def _block_largest_magnitude_bits(x32: np.ndarray, block: tuple[int, ...]) -> np.ndarray:
+    """Per block, the largest of the fp32 bit patterns with the sign cleared: its
+    exponent field (bits 23..30) is the block's largest exponent field, since a larger
+    exponent field means a larger magnitude pattern (the mantissa only orders equal ones)."""
+    magnitude = np.bitwise_and(x32.view(np.uint32), np.uint32(0x7FFFFFFF))
+    blocked = _blocked(magnitude, block)
+    return blocked.max(axis=tuple(range(1, blocked.ndim, 2)))
 
 
 def block_scales(x: np.ndarray, fmt: object, block: tuple[int, ...]) -> np.ndarray:
     """E8M0 bytes ``max(1, max(0, maxBiasedExp - EMAX))`` per block of fp32 ``x``."""
-    exponent = ((np.asarray(x, np.float32).view(np.uint32) >> 23) & 0xFF).astype(np.int32)
-    blocked = _blocked(exponent, block)
-    largest = blocked.max(axis=tuple(range(1, blocked.ndim, 2)))
+    x32 = np.asarray(x, np.float32)
+    largest = (_block_largest_magnitude_bits(x32, block) >> 23).astype(np.int32)
     return np.maximum(largest - _element(fmt).emax, 1).astype(np.uint8)
 
 
@@ -87,29 +95,51 @@ def quantize_mx(
     x: np.ndarray, fmt: object, block: tuple[int, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(codes uint8, E8M0 uint8)``: codes of ``x`` (bf16 / f16 / f32, widened exactly to
-    fp32) in ``fmt`` per ``block``."""
+    fp32) in ``fmt`` per ``block``. The prescale multiplier is broadcast over each block
+    (the same fp32 product per element as a per-element multiplier array)."""
     element = _element(fmt)
-    x32 = np.asarray(x).astype(np.float32)
+    x32 = np.asarray(x, np.float32)
     scale = block_scales(x32, fmt, block)
-    multiplier = ((254 - _per_element(scale, block).astype(np.uint32)) << 23).view(np.float32)
+    blocked, per_block = _block_view(x32, block)
+    multiplier = ((254 - scale.astype(np.uint32)) << 23).view(np.float32).reshape(per_block)
     with np.errstate(invalid="ignore", over="ignore"):
-        y = x32 * multiplier
-    clipped = np.clip(y, -element.max_finite, element.max_finite)  # NaN stays NaN
-    codes = clipped.astype(element.dtype).view(np.uint8)
+        y = blocked * multiplier
+    np.clip(y, -element.max_finite, element.max_finite, out=y)  # NaN stays NaN
+    codes = y.astype(element.dtype).view(np.uint8)
     if element.dtype == ml_dtypes.float4_e2m1fn:
         sign = np.signbit(y).astype(np.uint8) << 3
         codes = np.where(np.isnan(y), sign, codes & 0xF).astype(np.uint8)
-    return codes, scale
+    return codes.reshape(x32.shape), scale
+
+
+def _decoded(dtype: Any) -> np.ndarray:
+    """float32 value of every byte ``0..255`` read as ``dtype`` (ml_dtypes' decode), to
+    decode an array of bytes by table lookup: the same value per byte as a cast."""
+    with np.errstate(invalid="ignore"):
+        return np.arange(256, dtype=np.uint8).view(dtype).astype(np.float32)
+
+
+_DECODED = {
+    name: _decoded(dtype)
+    for name, dtype in (
+        *((name, e.dtype) for name, e in _ELEMENTS.items()),
+        ("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu),
+    )
+}
 
 
 def dequantize_mx(
     codes: np.ndarray, scale: np.ndarray, fmt: object, block: tuple[int, ...]
 ) -> np.ndarray:
-    """fp32 ``element * 2**(E8M0 - 127)``, decoded by ml_dtypes."""
-    values = np.asarray(codes, np.uint8).view(_element(fmt).dtype).astype(np.float32)
-    factor = np.asarray(scale, np.uint8).view(ml_dtypes.float8_e8m0fnu).astype(np.float32)
+    """fp32 ``element * 2**(E8M0 - 127)``, decoded by ml_dtypes (per byte, through a
+    table of its 256 values); the scale is broadcast over each block."""
+    name = str(getattr(fmt, "spec_name", fmt))
+    values = _DECODED[name][np.asarray(codes, np.uint8)]  # (take would widen to intp first)
+    factor = _DECODED["float8_e8m0fnu"][np.asarray(scale, np.uint8)]
+    blocked, per_block = _block_view(values, block)
     with np.errstate(invalid="ignore", over="ignore"):
-        return values * _per_element(factor, block)
+        np.multiply(blocked, factor.reshape(per_block), out=blocked)
+    return values
 
 
 def lane_remap(index: np.ndarray, stride: int) -> np.ndarray:
@@ -128,16 +158,17 @@ def _last_axis_groups(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def pack_fp8_x4(codes: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Four FP8 code bytes per uint32, element ``j`` of a group in byte ``j``."""
-    g = _last_axis_groups(codes, axis).astype(np.uint32)
-    words = g[..., 0] | g[..., 1] << 8 | g[..., 2] << 16 | g[..., 3] << 24
+    """Four FP8 code bytes per uint32, element ``j`` of a group in byte ``j``: the group's
+    four bytes read as one little-endian uint32."""
+    g = np.ascontiguousarray(_last_axis_groups(codes, axis), dtype=np.uint8)
+    words = g.view("<u4")[..., 0].astype(np.uint32, copy=False)
     return np.moveaxis(words, -1, axis)
 
 
 def unpack_fp8_x4(words: np.ndarray, axis: int = -1) -> np.ndarray:
-    w = np.moveaxis(np.asarray(words, np.uint32), axis, -1)
-    lanes = [(w >> (8 * j)) & 0xFF for j in range(4)]
-    out = np.stack(lanes, axis=-1).reshape(*w.shape[:-1], 4 * w.shape[-1]).astype(np.uint8)
+    """The four bytes of each uint32, least significant first (``pack_fp8_x4``'s inverse)."""
+    w = np.ascontiguousarray(np.moveaxis(np.asarray(words, np.uint32), axis, -1), dtype="<u4")
+    out = w.view(np.uint8).reshape(*w.shape[:-1], 4 * w.shape[-1])
     return np.moveaxis(out, -1, axis)
 
 

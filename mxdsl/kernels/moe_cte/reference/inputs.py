@@ -26,6 +26,7 @@ import numpy as np
 
 from mxdsl.kernels.moe_cte.interface import ArgSpec, kernel_arguments
 from mxdsl.kernels.moe_cte.reference.golden import moe_cte_block_values, moe_cte_golden
+from mxdsl.kernels.moe_cte.reference.parallel import for_each_expert
 from mxdsl.kernels.moe_cte.spec import (
     MoECTEConfigError,
     MoECTEImplementation,
@@ -79,10 +80,13 @@ def make_inputs(
     seed: int = 0,
     live_blocks: int | None = None,
     with_weights: bool = True,
+    threads: int | None = None,
 ) -> MoECTEInputs:
     """Inputs for the kernel ``build_moe_cte(spec, sizes, options, quantization)``
     (without the gate/up and down weights and their scales if not ``with_weights``: the MX
-    inputs pack their own from :func:`expert_weights`)."""
+    inputs pack their own from :func:`expert_weights`). The experts' weights are made on
+    ``threads`` threads (default: every CPU), each from its own stream: the same bytes
+    for any thread count."""
     rng = np.random.default_rng(seed)
     H, I, E, T, B, K, N = (  # noqa: E741
         sizes.hidden,
@@ -144,7 +148,7 @@ def make_inputs(
     del hidden
     arrays["expert_affinities_masked"] = _cast(affinity.reshape(-1, 1), io)
     if with_weights:
-        arrays.update(_weights(args, seed, E, H, I))
+        arrays.update(_weights(args, seed, E, H, I, threads))
     arrays["token_position_to_id"] = slots.reshape(-1)
     arrays["block_to_expert"] = block_to_expert
     active = [True] * N
@@ -169,8 +173,10 @@ def _weights(
     E: int,
     H: int,
     I: int,  # noqa: E741
+    threads: int | None = None,
 ) -> dict[str, np.ndarray]:
-    """The weight arrays (and fp8 scales) in the kernel's dtypes, one expert at a time."""
+    """The weight arrays (and fp8 scales) in the kernel's dtypes, one expert at a time
+    per thread (:func:`.parallel.for_each_expert`), each written into its own slice."""
     fp8 = "gate_up_proj_scale" in args
     f8 = ml_dtypes.float8_e4m3fn
     gu_dtype = f8 if fp8 else args["gate_up_proj_weight"].numpy_dtype
@@ -182,7 +188,8 @@ def _weights(
     if fp8:
         out["gate_up_proj_scale"] = np.empty((E, 1, 2 * I), np.float32)
         out["down_proj_scale"] = np.empty((E, 1, H), np.float32)
-    for e in range(E):
+
+    def expert(e: int) -> None:
         w_gu, w_d = expert_weights(seed, e, H, I)
         if fp8:
             s_gu = np.abs(w_gu).max(axis=0, keepdims=True) / np.float32(448.0)  # [1, 2, I]
@@ -192,6 +199,8 @@ def _weights(
             out["down_proj_scale"][e] = s_d
         out["gate_up_proj_weight"][e] = w_gu.astype(gu_dtype)
         out["down_proj_weight"][e] = w_d.astype(d_dtype)
+
+    for_each_expert(expert, range(E), threads=threads)
     return out
 
 
@@ -200,21 +209,12 @@ def golden_for(
     sizes: MoECTESizes,
     options: MoECTEOptions,
     inputs: MoECTEInputs,
+    threads: int | None = None,
 ) -> np.ndarray:
-    """The dense golden ``[T, H]`` float32 for these inputs and options."""
+    """The dense golden ``[T, H]`` float32 for these inputs and options (its experts on
+    ``threads`` threads, the same bits for any count)."""
     del sizes
-    a = inputs.arrays
-    return moe_cte_golden(
-        a["hidden_states"],
-        a["expert_affinities_masked"],
-        a["gate_up_proj_weight"],
-        a["down_proj_weight"],
-        a["token_position_to_id"],
-        a["block_to_expert"],
-        gate_up_proj_scale=a.get("gate_up_proj_scale"),
-        down_proj_scale=a.get("down_proj_scale"),
-        **golden_options(a, options, inputs.active_blocks, kernel_spec.affinity_on_intermediate),
-    )
+    return moe_cte_golden(**_golden_arguments(kernel_spec, options, inputs), threads=threads)
 
 
 def block_values_for(
@@ -225,18 +225,26 @@ def block_values_for(
 ) -> dict[str, np.ndarray]:
     """The dense golden's values block by block (``moe_cte_block_values``)."""
     del sizes
+    return moe_cte_block_values(**_golden_arguments(kernel_spec, options, inputs))
+
+
+def _golden_arguments(
+    kernel_spec: MoECTESpec, options: MoECTEOptions, inputs: MoECTEInputs
+) -> dict[str, Any]:
+    """Every argument of ``moe_cte_golden`` / ``moe_cte_block_values`` for these inputs
+    (the kernel's weight arrays and fp8 scales as they are), by name."""
     a = inputs.arrays
-    return moe_cte_block_values(
-        a["hidden_states"],
-        a["expert_affinities_masked"],
-        a["gate_up_proj_weight"],
-        a["down_proj_weight"],
-        a["token_position_to_id"],
-        a["block_to_expert"],
-        gate_up_proj_scale=a.get("gate_up_proj_scale"),
-        down_proj_scale=a.get("down_proj_scale"),
+    return {
+        "hidden_states": a["hidden_states"],
+        "expert_affinities_masked": a["expert_affinities_masked"],
+        "gate_up_proj_weight": a["gate_up_proj_weight"],
+        "down_proj_weight": a["down_proj_weight"],
+        "token_position_to_id": a["token_position_to_id"],
+        "block_to_expert": a["block_to_expert"],
+        "gate_up_proj_scale": a.get("gate_up_proj_scale"),
+        "down_proj_scale": a.get("down_proj_scale"),
         **golden_options(a, options, inputs.active_blocks, kernel_spec.affinity_on_intermediate),
-    )
+    }
 
 
 def golden_options(
