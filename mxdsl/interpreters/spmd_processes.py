@@ -35,6 +35,7 @@ nothing against it; otherwise the cores are threads (the same results, less spee
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import itertools
@@ -295,6 +296,7 @@ class ProcessRun(Exchange):
                 _Child(self, rank, child_end, arguments).main(interpreter, function, inputs)
             child_end.close()
             self._children[rank] = (pid, parent_end)
+            _LIVE_CORES[pid] = os.getpid()
 
     def _coordinate(self) -> None:
         """Answer the cores until every one finished or the run failed."""
@@ -371,6 +373,7 @@ class ProcessRun(Exchange):
         """``rank``'s process ended without a word (a signal, out of memory)."""
         self._children.pop(rank)
         _, status = os.waitpid(pid, 0)
+        _LIVE_CORES.pop(pid, None)
         self.cores[rank].status = "failed"
         if os.WIFSIGNALED(status):
             signum = os.WTERMSIG(status)
@@ -408,6 +411,7 @@ class ProcessRun(Exchange):
         pid, conn = self._children.pop(rank)
         conn.close()
         _, _, usage = os.wait4(pid, 0)
+        _LIVE_CORES.pop(pid, None)
         CORE_CPU[rank] = usage.ru_utime + usage.ru_stime
 
     def _stop(self) -> None:
@@ -420,6 +424,7 @@ class ProcessRun(Exchange):
             conn.close()
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+            _LIVE_CORES.pop(pid, None)
 
     def _decode(
         self, results: tuple[Any, ...], inputs: tuple[Any, ...], shared: tuple[Any, ...]
@@ -597,6 +602,28 @@ def _prepare(interpreter: Interpreter, child: _Child) -> None:
         listeners.append(HbmListener(child.recorder, child.rank))
     interpreter.listeners = (*listeners, *interpreter.listeners)
     install_core_context(interpreter, SpmdCoreContext(child, child.rank, child.recorder))
+
+
+_LIVE_CORES: dict[int, int] = {}
+"""The core processes forked and not reaped yet: pid -> the pid of the process that
+forked it (a forked core or worker inherits the dict; only the forker kills)."""
+
+
+@atexit.register
+def _kill_live_cores() -> None:
+    """At exit, kill and reap the core processes still running. A Ctrl-C reaches the
+    tools' main thread while the coordinator, on the deep-stack worker thread, is still
+    waiting for the cores; the command then exits (130) without that thread's cleanup,
+    and the cores must not outlive it (``PR_SET_PDEATHSIG`` alone acts only after the
+    exit, asynchronously)."""
+    for pid, owner in list(_LIVE_CORES.items()):
+        if owner != os.getpid():
+            continue
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+        _LIVE_CORES.pop(pid, None)
 
 
 _PR_SET_PDEATHSIG = 1
