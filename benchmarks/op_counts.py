@@ -1,0 +1,98 @@
+"""Count the ops a lowered program interprets, without running it.
+
+Lowers a StableHLO / hlo file (``import-stablehlo,legalize-scaled-matmul,
+lower-hlo-to-nisa``, and with ``--bir`` on to bir) and counts the ops one call of
+``main`` interprets, from the constant trip counts of its loops (an op inside loops
+counts once per iteration, as ``mx-run --max-steps`` counts them;
+``mxdsl.tools.steps``). Prints the total, then the heaviest source lines (the StableHLO
+op each lowered op came from) and the heaviest op names:
+
+    python benchmarks/op_counts.py FILE.mlir [--bir] [--top 15]
+
+It is the cheap measure of a lowering's cost: the interpreter's time follows the number
+of ops it runs far more than their size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import Block, Operation
+
+
+def weighted(block: Block, weight: int, lines: Counter[int], names: Counter[str]) -> int:
+    """The ops of ``block`` run ``weight`` times, counted into ``lines`` / ``names``."""
+    from mxdsl.tools.steps import trip_count
+
+    total = 0
+    for op in block.ops:
+        total += weight
+        _count(op, weight, lines, names)
+        if isinstance(op, scf.ForOp):
+            trips = trip_count(op)
+            inner = weight * (trips if trips is not None else 1)
+            total += weighted(op.body.block, inner, lines, names)
+        else:
+            for region in op.regions:
+                for b in region.blocks:
+                    total += weighted(b, weight, lines, names)
+    return total
+
+
+def _count(op: Operation, weight: int, lines: Counter[int], names: Counter[str]) -> None:
+    location = op.location
+    lines[location.line.data if isinstance(location, FileLineColLoc) else 0] += weight
+    names[op.name] += weight
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("program", type=Path)
+    parser.add_argument("--bir", action="store_true", help="count the bir program instead")
+    parser.add_argument("--top", type=int, default=15)
+    args = parser.parse_args()
+    if not args.program.is_file():
+        parser.error(f"cannot open {str(args.program)!r}: no such file")
+    from mxdsl.tools.diagnostics import parse_located
+    from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
+    from mxdsl.transforms.import_stablehlo import ImportStableHloPass
+    from mxdsl.transforms.legalize_scaled_matmul import LegalizeScaledMatmulPass
+    from mxdsl.transforms.lower_hlo_to_nisa import LowerHloToNisaPass
+    from mxdsl.transforms.lower_nisa_to_bir import LowerNisaToBirPass
+
+    ctx = _context()
+    text = args.program.read_text()
+    module, _ = parse_located(ctx, text, str(args.program))
+    start = time.perf_counter()
+    for p in (ImportStableHloPass(), LegalizeScaledMatmulPass(), LowerHloToNisaPass()):
+        p.apply(ctx, module)
+    if args.bir:
+        LowerNisaToBirPass().apply(ctx, module)
+    lower_s = time.perf_counter() - start
+    main_op = next(
+        o for o in module.walk() if isinstance(o, func.FuncOp) and o.sym_name.data == "main"
+    )
+    lines: Counter[int] = Counter()
+    names: Counter[str] = Counter()
+    total = weighted(main_op.body.block, 1, lines, names)
+    source = text.splitlines()
+    print(f"{args.program.name}: {total:,} interpreted ops ({'bir' if args.bir else 'nisa'}, "
+          f"lowered in {lower_s:.1f} s)")
+    print("by source line:")
+    for line, count in lines.most_common(args.top):
+        what = source[line - 1].strip()[:110] if 0 < line <= len(source) else "(function)"
+        print(f"  {count:>12,}  {line:>4}: {what}")
+    print("by op:")
+    for name, count in names.most_common(args.top):
+        print(f"  {count:>12,}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
