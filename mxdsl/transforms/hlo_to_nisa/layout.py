@@ -214,8 +214,11 @@ def lower_transpose(lowering: FunctionLowering, op: shlo.TransposeOp) -> None:
 
 
 def lower_broadcast_in_dim(lowering: FunctionLowering, op: shlo.BroadcastInDimOp) -> None:
-    """Inserting unit dims is a reshape; otherwise the operand is copied whole into
-    the result once per index of the broadcast dims (DMAs in loops over them)."""
+    """Inserting unit dims is a reshape; otherwise one DMA copies the operand into the
+    result at index 0 of every broadcast dim, then each broadcast dim in turn is filled
+    by doubling: the part written so far (indices ``[0, n)``) is copied to ``[n, 2n)``,
+    so a dim of size ``s`` takes ``ceil(log2 s)`` DMAs (pure data movement, the
+    operand's bits)."""
     if lowering.splat_through(op):
         return
     dims = op.dims
@@ -237,14 +240,26 @@ def lower_broadcast_in_dim(lowering: FunctionLowering, op: shlo.BroadcastInDimOp
     out = lowering.result_buffer(op.result, buffer_element(element_type_of(op.result)))
     lowering.values[op.result] = out
 
-    def copy(ivs: dict[int, Offset]) -> None:
-        dst: Dims = [
-            (ivs[d], 1, 1, False) if d in ivs else (0, out_shape[d], 1, True)
-            for d in range(len(out_shape))
-        ]
-        e.dma(e.view(out, dst), source)
+    def part(filled: Sequence[int], d: int | None, start: int, size: int) -> SSAValue:
+        """The result at index 0 of the broadcast dims not yet ``filled``, and along
+        ``d`` (if given) the indices ``[start, start + size)``."""
+        view: Dims = []
+        for k in range(len(out_shape)):
+            if k == d:
+                view.append((start, size, 1, True))
+            elif k in broadcast and k not in filled:
+                view.append((0, 1, 1, True))
+            else:
+                view.append((0, out_shape[k], 1, True))
+        return e.view(out, view)
 
-    lowering.builder.nest(broadcast, out_shape, {}, copy)
+    e.dma(part([], None, 0, 1), source)
+    for i, d in enumerate(broadcast):
+        done = 1
+        while done < out_shape[d]:
+            size = min(done, out_shape[d] - done)
+            e.dma(part(broadcast[:i], d, done, size), part(broadcast[:i], d, 0, size))
+            done += size
 
 
 def register(lowerings: Lowerings) -> None:
