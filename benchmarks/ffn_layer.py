@@ -111,7 +111,9 @@ def run_kernel(module: Any, ctx: Any, inputs: tuple[Any, ...]) -> Any:
     return result
 
 
-def lower(path: Path, bir: bool, keep: bool = False) -> tuple[Any, Any, Any, Any, tuple[float, float]]:
+def lower(
+    path: Path, bir: bool, keep: bool = False
+) -> tuple[Any, Any, Any, Any, tuple[float, float]]:
     from mxdsl.tools.diagnostics import parse_located
     from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
     from mxdsl.transforms.import_stablehlo import ImportStableHloPass

@@ -82,8 +82,10 @@ def main() -> int:
     names: Counter[str] = Counter()
     total = weighted(main_op.body.block, 1, lines, names)
     source = text.splitlines()
-    print(f"{args.program.name}: {total:,} interpreted ops ({'bir' if args.bir else 'nisa'}, "
-          f"lowered in {lower_s:.1f} s)")
+    print(
+        f"{args.program.name}: {total:,} interpreted ops ({'bir' if args.bir else 'nisa'}, "
+        f"lowered in {lower_s:.1f} s)"
+    )
     print("by source line:")
     for line, count in lines.most_common(args.top):
         what = source[line - 1].strip()[:110] if 0 < line <= len(source) else "(function)"

@@ -1759,10 +1759,14 @@ class PermuteOp(IRDLOperation):
             )
         expected = permuted_type(src_type, perm)
         if result_type != expected:
-            raise VerifyException(f"the permuted view of {src_type} is {expected}, got {result_type}")
+            raise VerifyException(
+                f"the permuted view of {src_type} is {expected}, got {result_type}"
+            )
 
 
-def permuted_type(src_type: MemRefType[Attribute], permutation: Sequence[int]) -> MemRefType[Attribute]:
+def permuted_type(
+    src_type: MemRefType[Attribute], permutation: Sequence[int]
+) -> MemRefType[Attribute]:
     """The type of ``nisa.permute``'s result: shape and strides in ``permutation``'s
     order, the source's offset, element type and memory space."""
     shape = list(src_type.get_shape())
