@@ -42,8 +42,9 @@ SBUF_SHARE = 4
 
 def lower_reduce(lowering: FunctionLowering, op: shlo.ReduceOp) -> None:
     """A single-input reduction over the trailing dims (the free axis of the tile) or
-    over one other dim (its elements gathered onto the free axis by strided DMAs): one
-    ``tensor_reduce`` per 128 kept positions. A max / min / bitwise init other than the
+    over one other dim (its elements gathered onto the free axis by a strided DMA per
+    tile): one ``tensor_reduce`` per 128 kept positions (per ``[128, G, n]`` tile of short
+    rows: :func:`_grouped_reduce`). A max / min / bitwise init other than the
     op's identity is combined afterwards; an add's nonzero init is a term of the sum."""
     body = op.compact_body()
     alu = _REDUCE_ALU.get(body or "")
@@ -193,21 +194,18 @@ def _gather_reduce(
     reduce_rows: Any,
 ) -> None:
     """A reduction over the middle dim of ``source`` seen as ``[outer, count, inner]``:
-    per outer index and per 128 inner positions, one DMA per reduced index gathers the
-    column ``source[o, j, r0 : r0 + rt]`` into column ``j`` of the tile."""
+    per outer index and per 128 inner positions, one strided DMA gathers
+    ``source[o, :, r0 : r0 + rt]`` transposed (a ``nisa.permute`` view) into the tile,
+    the reduced index along the free axis."""
     outer, count, inner = shape
     source3d = e.reshaped(source, shape)
     out2d = e.reshaped(out, (outer, inner))
 
     def per_outer(o: Offset) -> None:
         def tile(r0: Offset, rt: int) -> None:
-            def gather(j: Offset) -> None:
-                e.dma(
-                    e.view(data, [(0, rt, 1, True), (j, 1, 1, False)]),
-                    e.view(source3d, [(o, 1, 1, False), (j, 1, 1, False), (r0, rt, 1, True)]),
-                )
-
-            e.loop(0, count, 1, "j", gather)
+            columns = e.view(source3d, [(o, 1, 1, False), (0, count, 1, True), (r0, rt, 1, True)])
+            rows_first = e.emit(nisa.PermuteOp(columns, [1, 0])).results[0]
+            e.dma(e.view(data, [(0, rt, 1, True), (0, count, 1, True)]), rows_first)
             d = e.rows(dst, rt, 1)
             reduce_rows(d, e.rows(data, rt, count + extra), rt)
             e.dma(
