@@ -89,11 +89,19 @@ def count(path: Path, bir: bool, top: int) -> None:
     )
     print("by source line:")
     for line, n in lines.most_common(top):
-        what = source[line - 1].strip()[:100] if 0 < line <= len(source) else "(function)"
+        what = _brief(source[line - 1]) if 0 < line <= len(source) else "(function)"
         print(f"  {n:>12,}  {line:>4}: {what}")
     print("by op:")
     for name, n in names.most_common(top):
         print(f"  {n:>12,}  {name}")
+
+
+def _brief(text: str, width: int = 100) -> str:
+    """A source line cut at a word boundary within ``width`` characters."""
+    text = text.strip()
+    if len(text) <= width:
+        return text
+    return text[: text.rfind(" ", 0, width - 4)] + " ..."
 
 
 def main() -> int:
