@@ -19,15 +19,20 @@ and prints the ratios nisa / floor, nisa / golden and floor / golden, each also 
 process CPU time (``cpu_``: the steadier measure on a shared machine), the relative
 Frobenius difference between the kernel and the golden (the MXFP8 quantization's error,
 a sanity check, not a bound), the peak resident memory and the load averages.
-``--bir`` also lowers to bir and runs it (**bir_s**) and checks its bits equal nisa's.
+``--bir`` also lowers to bir and runs it (**bir_s**) and checks its bits equal nisa's;
+``--stablehlo`` also runs the program as written, at the StableHLO level (**shlo_s**),
+and checks its bits equal nisa's. **ops** is the number of ops the nisa kernel
+interprets (its loops' trip counts; ``benchmarks/op_counts.py`` breaks it down), and the
+output's SHA-256 is printed.
 
-    python benchmarks/ffn_layer.py [--small | --program FILE.mlir] [--bir]
+    python benchmarks/ffn_layer.py [--small | --program FILE.mlir] [--bir] [--stablehlo]
         [--blas-threads 1] [--seed 25]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 import time
@@ -106,7 +111,9 @@ def run_kernel(module: Any, ctx: Any, inputs: tuple[Any, ...]) -> Any:
     return result
 
 
-def lower(path: Path, bir: bool) -> tuple[Any, Any, Any, tuple[float, float]]:
+def lower(
+    path: Path, bir: bool, keep: bool = False
+) -> tuple[Any, Any, Any, Any, tuple[float, float]]:
     from mxdsl.tools.diagnostics import parse_located
     from mxdsl.tools.mx_run import _context  # pyright: ignore[reportPrivateUsage]
     from mxdsl.transforms.import_stablehlo import ImportStableHloPass
@@ -116,6 +123,7 @@ def lower(path: Path, bir: bool) -> tuple[Any, Any, Any, tuple[float, float]]:
 
     ctx = _context()
     module, _ = parse_located(ctx, path.read_text(), str(path))
+    source = module.clone() if keep else None
     start = clock()
     for p in (ImportStableHloPass(), LegalizeScaledMatmulPass(), LowerHloToNisaPass()):
         p.apply(ctx, module)
@@ -124,7 +132,7 @@ def lower(path: Path, bir: bool) -> tuple[Any, Any, Any, tuple[float, float]]:
     if bir:
         bir_module = module.clone()
         LowerNisaToBirPass().apply(ctx, bir_module)
-    return ctx, module, bir_module, took
+    return ctx, source, module, bir_module, took
 
 
 def load() -> str:
@@ -141,6 +149,9 @@ def main() -> None:
         "--program", type=Path, help="another JAX-written SwiGLU FFN of (x, W1, W3, W2)"
     )
     parser.add_argument("--bir", action="store_true", help="also lower to bir and run it")
+    parser.add_argument(
+        "--stablehlo", action="store_true", help="also run the program at the StableHLO level"
+    )
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument(
         "--blas-threads", type=int, default=1, help="BLAS threads (0: leave the environment)"
@@ -154,11 +165,13 @@ def main() -> None:
     import numpy as np
     from xdsl.dialects import func
 
+    from mxdsl.tools.steps import estimate_steps
+
     print(f"load average: {load()}")
     path = args.program or (SMALL if args.small else LLAMA)
     if not path.is_file():
         parser.error(f"cannot open {str(path)!r}: no such file")
-    ctx, module, bir_module, lower_s = lower(path, args.bir)
+    ctx, source, module, bir_module, lower_s = lower(path, args.bir, args.stablehlo)
     main_op = next(
         o for o in module.walk() if isinstance(o, func.FuncOp) and o.sym_name.data == "main"
     )
@@ -176,6 +189,7 @@ def main() -> None:
         "T": shapes[0][0],
         "H": shapes[0][1],
         "I": shapes[1][1],
+        "ops": estimate_steps(module, main_op).steps,
         "lower_s": lower_s[0],
         "nisa_s": nisa_s[0],
         "floor_s": floor_s[0],
@@ -193,10 +207,16 @@ def main() -> None:
         bir_out = run_kernel(bir_module, ctx, inputs)
         row["bir_s"] = since(start)[0]
         row["bir_same"] = bir_out.tobytes() == out.tobytes()
+    if source is not None:
+        start = clock()
+        shlo_out = run_kernel(source, ctx, inputs)
+        row["shlo_s"] = since(start)[0]
+        row["shlo_same"] = shlo_out.tobytes() == out.tobytes()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     row["peak_gib"] = peak
     print(" ".join(row))
     print(" ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row.values()))
+    print(f"output sha256: {hashlib.sha256(out.tobytes()).hexdigest()}")
     print(f"load average at the end: {load()}")
 
 

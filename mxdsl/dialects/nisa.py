@@ -59,6 +59,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     NoneAttr,
     Signedness,
+    StridedLayoutAttr,
     UnitAttr,
     f4E2M1FN,
     f8E4M3FN,
@@ -1713,6 +1714,82 @@ class ViewCastOp(IRDLOperation):
             raise VerifyException("view_cast must keep the source's memory space")
 
 
+@irdl_op_definition
+class PermuteOp(IRDLOperation):
+    """An HBM buffer seen with its dims reordered, without copying (NKI's ``permute`` of
+    a tensor view, an access pattern whose steps are the source's in another order):
+    ``%t = nisa.permute %src [1, 0] : memref<64x32xf32, #nisa.mem<hbm>> to
+    memref<32x64xf32, strided<[1, 32]>, #nisa.mem<hbm>>``. Result dim ``i`` is source
+    dim ``permutation[i]``: its size and stride; the offset is the source's. A DMA that
+    reads (or writes) the result moves a whole transposed tile in one instruction. Writes
+    through the view land in the source."""
+
+    name = "nisa.permute"
+    src = operand_def(MemRefType)
+    permutation = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+    assembly_format = "$src $permutation attr-dict `:` type($src) `to` type($result)"
+
+    def __init__(self, src: SSAValue, permutation: Sequence[int]):
+        src_type = src.type
+        assert isinstance(src_type, MemRefType)
+        super().__init__(
+            operands=[src],
+            properties={"permutation": DenseArrayBase.from_list(i64, permutation)},
+            result_types=[permuted_type(src_type, permutation)],
+        )
+
+    def get_permutation(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in self.permutation.get_values())
+
+    def verify_(self) -> None:
+        src_type, result_type = self.src.type, self.result.type
+        assert isinstance(src_type, MemRefType)
+        assert isinstance(result_type, MemRefType)
+        perm = self.get_permutation()
+        rank = len(src_type.get_shape())
+        if sorted(perm) != list(range(rank)):
+            raise VerifyException(
+                f"permutation {list(perm)} is not a permutation of the {rank} dims of the source"
+            )
+        if memory_space_of(src_type) not in (None, MemorySpace.HBM):
+            raise VerifyException(
+                "permute views an hbm buffer (on chip, dim 0 is the partition dim)"
+            )
+        expected = permuted_type(src_type, perm)
+        if result_type != expected:
+            raise VerifyException(
+                f"the permuted view of {src_type} is {expected}, got {result_type}"
+            )
+
+
+def permuted_type(
+    src_type: MemRefType[Attribute], permutation: Sequence[int]
+) -> MemRefType[Attribute]:
+    """The type of ``nisa.permute``'s result: shape and strides in ``permutation``'s
+    order, the source's offset, element type and memory space."""
+    shape = list(src_type.get_shape())
+    layout = src_type.layout
+    if isinstance(layout, StridedLayoutAttr):
+        strides = list(layout.get_strides())
+        offset = layout.get_offset()
+    else:
+        strides, step = [], 1
+        for size in reversed(shape):
+            strides.insert(0, step)
+            step *= size
+        offset = 0
+    if sorted(permutation) != list(range(len(shape))):
+        return src_type  # the verifier reports it
+    return MemRefType(
+        src_type.get_element_type(),
+        [shape[d] for d in permutation],
+        StridedLayoutAttr([strides[d] for d in permutation], offset),
+        src_type.memory_space,
+    )
+
+
 def _bits(t: Attribute) -> int | None:
     """The bit width of a fixed-width element type (i1: None, it has no byte)."""
     if isinstance(t, IntegerType):
@@ -1754,6 +1831,7 @@ Nisa = Dialect(
         CoreBarrierOp,
         RegisterLoadOp,
         ViewCastOp,
+        PermuteOp,
     ],
     [
         MemorySpaceAttr,

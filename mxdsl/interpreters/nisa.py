@@ -778,6 +778,12 @@ class NisaFunctions(IndexFunctions):
         # little-endian words: lane q of word j is byte q, element 4 j + q of the row
         return (src.view(dtype),)
 
+    @direct_impl(nisa.PermuteOp)
+    def run_permute(self, interpreter: Interpreter, op: nisa.PermuteOp, args: PythonValues):
+        """The source with its dims reordered: a numpy view (``np.transpose``), no copy."""
+        (src,) = args
+        return (np.transpose(src, op.get_permutation()),)
+
     @direct_impl(nisa.RegisterLoadOp)
     def run_register_load(
         self, interpreter: Interpreter, op: nisa.RegisterLoadOp, args: PythonValues

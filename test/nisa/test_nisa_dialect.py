@@ -316,6 +316,7 @@ def test_registered_in_the_universe():
         "nisa.core_barrier",
         "nisa.register_load",
         "nisa.view_cast",
+        "nisa.permute",
     } == names
 
 

@@ -68,6 +68,6 @@
 
 // The x4 words are read straight out of the FP8 argument (dtype 9: float8_e5m2_x4).
 // BIR-NOT: nisa.view_cast
-// BIR: bir.dma {{.*}} #bir.ap<hbm, [[1, 32]], off = 0, dtype = 9> of %arg0 : memref<2x16x128xf8E5M2, #nisa.mem<hbm>>
+// BIR: bir.dma {{.*}} #bir.ap<hbm, {{\[\[}}1, 32], [32, 16]], off = 0, dtype = 9> of %arg0 : memref<2x16x128xf8E5M2, #nisa.mem<hbm>>
 // BIR: bir.matmult_mx
 // BIR-NOT: nisa.view_cast

@@ -1,8 +1,9 @@
 // stablehlo.reduce add lowers to one nisa.tensor_reduce add per 128 rows (the whole
-// row in one tile: the exact sum rounded once, docs/numerics.md "Float sums"); a
-// nonzero init is one more column of the tile (a memset); a reduction over the
-// partition dim gathers its elements onto the free axis, one DMA per reduced index.
-// The three levels give the same bits.
+// row in one tile: the exact sum rounded once, docs/numerics.md "Float sums"); short
+// rows go several to a partition ([100, 2, 8]: each row reduced on its own); a nonzero
+// init is one more column of the tile (a memset); a reduction over the partition dim
+// gathers its elements onto the free axis, one strided DMA (a nisa.permute view) per
+// tile. The three levels give the same bits.
 
 // RUN: mx-opt %s -p import-stablehlo,lower-hlo-to-nisa -o %t.nisa.mlir
 // RUN: filecheck %s < %t.nisa.mlir
@@ -23,13 +24,14 @@ func.func @main(%a: tensor<200x8xf32>) -> (tensor<200xf32>, tensor<8xf32>, tenso
   return %r, %s, %t : tensor<200xf32>, tensor<8xf32>, tensor<200xf32>
 }
 
-// The minor dim: rows in tiles of 128.
+// The minor dim: 2 rows of 8 per partition.
 // CHECK: scf.for
 // CHECK: nisa.dma_copy
-// CHECK: nisa.tensor_reduce {{%.*}}, add {{%.*}} axes [1] : memref<{{.*}}x1xf32, #nisa.mem<sbuf>>, memref<{{.*}}x8xf32
+// CHECK: nisa.tensor_reduce {{%.*}}, add {{%.*}} axes [2] : memref<100x2xf32, #nisa.mem<sbuf>>, memref<100x2x8xf32
 // The partition dim: 8 results on the partitions, 200 elements gathered per row.
 // CHECK: scf.for
-// CHECK: nisa.dma_copy
+// CHECK: nisa.permute
+// CHECK-NEXT: nisa.dma_copy
 // CHECK: nisa.tensor_reduce {{%.*}}, add {{%.*}} axes [1] : memref<8x1xf32, #nisa.mem<sbuf>>, memref<8x200xf32
 // The init 0.5 in a ninth column.
 // CHECK: nisa.memset {{.*}}5.000000e-01

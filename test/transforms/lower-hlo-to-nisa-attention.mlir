@@ -60,8 +60,10 @@ func.func @matvec(%w: tensor<48x64xf32>, %v: tensor<64xf32>) -> tensor<48xf32> {
 
 // CHECK-LABEL: func.func @heads(
 // CHECK:         scf.for %b = %c0 to %c4 step %c1 {
-// CHECK:           memref.subview %q[%b, %{{.*}}, 0] [1, 1, 32]
-// CHECK:           memref.subview %k[%b, %{{.*}}, 0] [1, 1, 32]
+// CHECK:           memref.subview %q[%b, %m, 0] [1, 16, 32]
+// CHECK-NEXT:      nisa.permute
+// CHECK:           memref.subview %k[%b, %n, 0] [1, 16, 32]
+// CHECK-NEXT:      nisa.permute
 // CHECK:           nisa.nc_matmul %acc, %stat, %mov : memref<16x16xf32, #nisa.mem<psum>>, memref<32x16xf32, #nisa.mem<sbuf>>, memref<32x16xf32, #nisa.mem<sbuf>>
 // CHECK:           memref.subview %s[%b, %m, %n] [1, 16, 16]
 

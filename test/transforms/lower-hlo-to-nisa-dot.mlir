@@ -23,19 +23,17 @@ func.func @dot(%a: tensor<160x200xbf16>, %b: tensor<200x48xbf16>) -> tensor<160x
 // CHECK-NEXT:    scf.for %m = %c0 to %c128 step %c128 {
 // CHECK-NEXT:      scf.for %n = %c0 to %c48 step %c48 {
 // The first K tile initialises PSUM (docs/numerics.md, "PSUM"): peeled, no accumulate.
-// CHECK-NEXT:        scf.for %[[M:.+]] = %c0 to %c128 step %c1 {
-// CHECK-NEXT:          %[[ROW:.+]] = arith.addi %m, %[[M]] : index
-// CHECK-NEXT:          %[[COL:.+]] = memref.subview %stat[0, %[[M]]] [128, 1] [1, 1]
-// CHECK-NEXT:          %[[A:.+]] = memref.subview %a[%[[ROW]], 0] [1, 128] [1, 1]
-// CHECK-NEXT:          nisa.dma_copy %[[COL]], %[[A]] : memref<128x1xbf16, {{.*}}#nisa.mem<sbuf>>, memref<128xbf16, {{.*}}#nisa.mem<hbm>>
-// CHECK-NEXT:        }
+// a is K-minor: its [128, 128] tile loads transposed, one strided DMA (nisa.permute).
+// CHECK-NEXT:        %[[A:.+]] = memref.subview %a[%m, 0] [128, 128] [1, 1]
+// CHECK-NEXT:        %[[AT:.+]] = nisa.permute %[[A]] [1, 0] : memref<128x128xbf16, strided<[200, 1], offset: ?>, #nisa.mem<hbm>> to memref<128x128xbf16, strided<[1, 200], offset: ?>, #nisa.mem<hbm>>
+// CHECK-NEXT:        nisa.dma_copy %stat, %[[AT]] : memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x128xbf16, strided<[1, 200], offset: ?>, #nisa.mem<hbm>>
 // CHECK-NEXT:        %[[B:.+]] = memref.subview %b[0, %n] [128, 48] [1, 1]
 // CHECK-NEXT:        nisa.dma_copy %mov, %[[B]]
 // CHECK-NEXT:        nisa.nc_matmul %acc, %stat, %mov : memref<128x48xf32, #nisa.mem<psum>>, memref<128x128xbf16, #nisa.mem<sbuf>>, memref<128x48xbf16, #nisa.mem<sbuf>>
 // The partial K tile (72 partitions), peeled.
 // CHECK-NEXT:        %[[S:.+]] = memref.subview %stat[0, 0] [72, 128] [1, 1]
 // CHECK-NEXT:        %[[V:.+]] = memref.subview %mov[0, 0] [72, 48] [1, 1]
-// CHECK:             %{{.+}} = memref.subview %a[%{{.+}}, 128] [1, 72] [1, 1]
+// CHECK:             %{{.+}} = memref.subview %a[%m, 128] [128, 72] [1, 1]
 // CHECK:             %{{.+}} = memref.subview %b[128, %n] [72, 48] [1, 1]
 // CHECK:             nisa.nc_matmul %acc, %[[S]], %[[V]] accumulate : memref<128x48xf32, #nisa.mem<psum>>, memref<72x128xbf16, {{.*}}#nisa.mem<sbuf>>, memref<72x48xbf16, {{.*}}#nisa.mem<sbuf>>
 // CHECK-NEXT:        nisa.tensor_copy %res, %acc : memref<128x48xf32, #nisa.mem<sbuf>>, memref<128x48xf32, #nisa.mem<psum>>

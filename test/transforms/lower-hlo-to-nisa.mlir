@@ -81,16 +81,15 @@
 // CHECK-NEXT:      scf.for %n = %c0 to %c64 step %c64 {
 // One K step (up to 16 scale rows = 128 partitions = 512 K elements; here 8 rows): the
 // first K tile is peeled and initialises PSUM (no accumulate; docs/numerics.md, "PSUM").
-// x is K-minor (K is its last dim): a transposing load, one stationary column per row m.
-// CHECK-NEXT:        scf.for %[[M:.+]] = %c0 to %c128 step %c1 {
-// CHECK-NEXT:          %[[ROW:.+]] = arith.addi %m, %[[M]] : index
-// CHECK-NEXT:          %[[COL:.+]] = memref.subview %stat[0, %[[M]]] [64, 1] [1, 1]
-// CHECK-NEXT:          %[[XD:.+]] = memref.subview %lhs_blocks[%[[ROW]], 0, 0] [1, 8, 8] [1, 1, 1]
-// CHECK-NEXT:          nisa.dma_copy %[[COL]], %[[XD]] : memref<64x1x!nisa.float8_e4m3fn_x4, {{.*}}#nisa.mem<sbuf>>, memref<8x8x!nisa.float8_e4m3fn_x4, {{.*}}#nisa.mem<hbm>>
-// CHECK-NEXT:          %[[SLOTS:.+]] = memref.subview %stat_scl_quads[0, 0, %[[M]]] [2, 4, 1] [1, 1, 1]
-// CHECK-NEXT:          %[[XS:.+]] = memref.subview %q_scale[%[[ROW]], 0] [1, 8] [1, 1]
-// CHECK-NEXT:          nisa.dma_copy %[[SLOTS]], %[[XS]]
-// CHECK-NEXT:        }
+// x is K-minor (K is its last dim): a transposing load, the whole [128 rows, 8, 8] tile
+// as [8, 8, 128] through nisa.permute (one strided DMA), and its scale rows likewise.
+// CHECK-NEXT:        %[[XD:.+]] = memref.subview %lhs_blocks[%m, 0, 0] [128, 8, 8] [1, 1, 1]
+// CHECK-NEXT:        %[[XT:.+]] = nisa.permute %[[XD]] [1, 2, 0] : memref<128x8x8x!nisa.float8_e4m3fn_x4, strided<[64, 8, 1], offset: ?>, #nisa.mem<hbm>> to memref<8x8x128x!nisa.float8_e4m3fn_x4, strided<[8, 1, 64], offset: ?>, #nisa.mem<hbm>>
+// CHECK-NEXT:        nisa.dma_copy %stat, %[[XT]] : memref<64x128x!nisa.float8_e4m3fn_x4, #nisa.mem<sbuf>>, memref<8x8x128x!nisa.float8_e4m3fn_x4, strided<[8, 1, 64], offset: ?>, #nisa.mem<hbm>>
+// CHECK-NEXT:        %[[SLOTS:.+]] = memref.subview %stat_scl_quads[0, 0, 0] [2, 4, 128] [1, 1, 1]
+// CHECK-NEXT:        %[[XS:.+]] = memref.subview %q_scale[%m, 0] [128, 8] [1, 1]
+// CHECK-NEXT:        %[[XST:.+]] = nisa.permute %[[XS]] [1, 0]
+// CHECK-NEXT:        nisa.dma_copy %[[SLOTS]], %[[XST]]
 // w is K-major: its K rows load straight onto the partitions.
 // CHECK-NEXT:        %[[WD:.+]] = memref.subview %rhs_blocks[0, 0, %n] [8, 8, 64] [1, 1, 1]
 // CHECK-NEXT:        nisa.dma_copy %mov, %[[WD]] : memref<64x64x!nisa.float8_e4m3fn_x4, #nisa.mem<sbuf>>, memref<8x8x64x!nisa.float8_e4m3fn_x4, {{.*}}#nisa.mem<hbm>>

@@ -62,19 +62,18 @@
 
 // The ScaledMatmul: the PSUM accumulator at byte 0 of bank 0 (f32 [128 x 64]), the SBUF
 // tiles stat at 0, mov at 512, stat_scl at 768, mov_scl at 896, res at 960 (reusing the
-// quantize tiles' bytes). The K-minor lhs is loaded one column m_1 at a time: the column's
-// byte offset m_1 * 4 is a run-time offset of the SBUF side.
+// quantize tiles' bytes). The K-minor lhs is loaded as one transposed tile (its permuted
+// view becomes the HBM pattern's step order).
 // CHECK:         %y = memref.alloc() : memref<128x64xf32, #nisa.mem<hbm>>
 // CHECK-NEXT:    scf.for %m = %c0 to %c128 step %c128 {
 // CHECK:           scf.for %n = %c0 to %c64 step %c64 {
 // The one K step is the chain's first: it initialises PSUM (no memset, no accumulate).
-// CHECK-NEXT:        scf.for %m_1 = %c0 to %c128 step %c1 {
-// CHECK-NEXT:          %{{.+}} = arith.addi %m, %m_1 : index
-// CHECK-NEXT:          %[[COL:.+]] = arith.muli %m_1, %c4 : index
-// CHECK:               bir.dma #bir.ap<sbuf, p0 = 0, np = 64, [[1, 1]], off = 0, dtype = 8> offset %[[COL]], #bir.ap<hbm, [[1, 64]], off = 0, dtype = 8> of %q_data : {{.+}} offset %{{.+}}
-// CHECK:               bir.dma #bir.ap<sbuf, p0 = 0, np = 4, [[1, 1]], off = 768, dtype = 15> offset %m_1, #bir.ap<hbm, [[1, 4]], off = 0, dtype = 15> of %q_scale : {{.+}} offset %{{.+}}
-// CHECK-NEXT:          bir.dma #bir.ap<sbuf, p0 = 32, np = 4, [[1, 1]], off = 768, dtype = 15> offset %m_1, #bir.ap<hbm, [[1, 4]], off = 4, dtype = 15> of %q_scale : {{.+}} offset %{{.+}}
-// CHECK-NEXT:        }
+// x is K-minor: one DMA of the transposed [64 partitions, 128] tile, the HBM pattern
+// stepping down the K words ([1, 64]) and across the rows ([64, 128]); its scales, one
+// DMA per quadrant.
+// CHECK-NEXT:        bir.dma #bir.ap<sbuf, p0 = 0, np = 64, [[1, 128]], off = 0, dtype = 8>, #bir.ap<hbm, {{\[\[}}1, 64], [64, 128]], off = 0, dtype = 8> of %q_data : {{.+}} offset %{{.+}}
+// CHECK-NEXT:        bir.dma #bir.ap<sbuf, p0 = 0, np = 4, [[1, 128]], off = 768, dtype = 15>, #bir.ap<hbm, {{\[\[}}1, 4], [8, 128]], off = 0, dtype = 15> of %q_scale : {{.+}} offset %{{.+}}
+// CHECK-NEXT:        bir.dma #bir.ap<sbuf, p0 = 32, np = 4, [[1, 128]], off = 768, dtype = 15>, #bir.ap<hbm, {{\[\[}}1, 4], [8, 128]], off = 4, dtype = 15> of %q_scale : {{.+}} offset %{{.+}}
 // CHECK:             bir.dma #bir.ap<sbuf, p0 = 0, np = 64, [[1, 64]], off = 512, dtype = 8>, #bir.ap<hbm, [[1, 4096]], off = 0, dtype = 8> of %q_data_1 : {{.+}} offset %{{.+}}
 // CHECK:             bir.dma #bir.ap<sbuf, p0 = 0, np = 4, [[1, 64]], off = 896, dtype = 15>, #bir.ap<hbm, [[1, 256]], off = 0, dtype = 15> of %q_scale_1 : {{.+}} offset %{{.+}}
 // CHECK-NEXT:        bir.dma #bir.ap<sbuf, p0 = 32, np = 4, [[1, 64]], off = 896, dtype = 15>, #bir.ap<hbm, [[1, 256]], off = 256, dtype = 15> of %q_scale_1 : {{.+}} offset %{{.+}}

@@ -2,8 +2,9 @@
 bits) and the StableHLO layout ops import-stablehlo keeps around the block-scaled dot
 (``docs/stablehlo.md``): the FP8 packing pair and JAX's reshape / transpose /
 broadcast_in_dim. HBM buffers are row-major and contiguous, so a reshape is a view and
-the packing is ``nisa.view_cast`` (NKI's ``view(dtype)``); a transpose or broadcast moves
-data with DMAs."""
+the packing is ``nisa.view_cast`` (NKI's ``view(dtype)``); a transpose is one strided DMA
+per tile from a ``nisa.permute`` view of its source, and a broadcast moves data with
+DMAs."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ from mxdsl.dialects.hlo import ConvertOp
 from mxdsl.interpreters import numpy_dtype, round_to
 from mxdsl.lowerings import Lowerings
 from mxdsl.transforms.hlo_to_nisa.common import (
+    ELEMENTWISE_FREE_TILE,
+    PMAX,
     Refusal,
     Splat,
     buffer_element,
@@ -173,8 +176,9 @@ def lower_bitcast_convert(lowering: FunctionLowering, op: shlo.BitcastConvertOp)
 
 def lower_transpose(lowering: FunctionLowering, op: shlo.TransposeOp) -> None:
     """A permutation that keeps the order of the non-unit dims is a reshape; otherwise
-    one DMA per row of the result (the innermost non-unit result dim), in loops over
-    the other result dims, reading the source with that dim's stride."""
+    the source seen through ``nisa.permute`` (the result's shape, the source's strides)
+    is copied into the result one strided DMA per tile: tiles of at most 128 x 512 over
+    the two innermost non-unit result dims, in loops over the others."""
     if lowering.splat_through(op):
         return
     perm = op.dims
@@ -187,23 +191,34 @@ def lower_transpose(lowering: FunctionLowering, op: shlo.TransposeOp) -> None:
     e = lowering.builder
     out = lowering.result_buffer(op.result, buffer_element(element_type_of(op.result)))
     lowering.values[op.result] = out
-    row = max(d for d in range(len(out_shape)) if out_shape[d] != 1)
-    loops = [d for d in range(row) if out_shape[d] != 1]
+    permuted = e.emit(nisa.PermuteOp(source, list(perm))).results[0]
+    *loops, rows, cols = [d for d in range(len(out_shape)) if out_shape[d] != 1]
 
     def copy(ivs: dict[int, Offset]) -> None:
-        dst: Dims = [(ivs.get(d, 0), 1, 1, False) for d in range(len(out_shape))]
-        dst[row] = (0, out_shape[row], 1, True)
-        position = {perm[d]: d for d in range(len(perm))}
-        src: Dims = [(ivs.get(position[d], 0), 1, 1, False) for d in range(len(in_shape))]
-        src[perm[row]] = (0, in_shape[perm[row]], 1, True)
-        e.dma(e.view(out, dst), e.view(source, src))
+        def tile(r0: Offset, rt: int, c0: Offset, ct: int) -> None:
+            dims: Dims = [(ivs.get(d, 0), 1, 1, False) for d in range(len(out_shape))]
+            dims[rows] = (r0, rt, 1, True)
+            dims[cols] = (c0, ct, 1, True)
+            e.dma(e.view(out, dims), e.view(permuted, dims))
+
+        e.tiled(
+            out_shape[rows],
+            PMAX,
+            "r",
+            lambda r0, rt: e.tiled(
+                out_shape[cols], ELEMENTWISE_FREE_TILE, "c", lambda c0, ct: tile(r0, rt, c0, ct)
+            ),
+        )
 
     lowering.builder.nest(loops, out_shape, {}, copy)
 
 
 def lower_broadcast_in_dim(lowering: FunctionLowering, op: shlo.BroadcastInDimOp) -> None:
-    """Inserting unit dims is a reshape; otherwise the operand is copied whole into
-    the result once per index of the broadcast dims (DMAs in loops over them)."""
+    """Inserting unit dims is a reshape; otherwise one DMA copies the operand into the
+    result at index 0 of every broadcast dim, then each broadcast dim in turn is filled
+    by doubling: the part written so far (indices ``[0, n)``) is copied to ``[n, 2n)``,
+    so a dim of size ``s`` takes ``ceil(log2 s)`` DMAs (pure data movement, the
+    operand's bits)."""
     if lowering.splat_through(op):
         return
     dims = op.dims
@@ -225,14 +240,26 @@ def lower_broadcast_in_dim(lowering: FunctionLowering, op: shlo.BroadcastInDimOp
     out = lowering.result_buffer(op.result, buffer_element(element_type_of(op.result)))
     lowering.values[op.result] = out
 
-    def copy(ivs: dict[int, Offset]) -> None:
-        dst: Dims = [
-            (ivs[d], 1, 1, False) if d in ivs else (0, out_shape[d], 1, True)
-            for d in range(len(out_shape))
-        ]
-        e.dma(e.view(out, dst), source)
+    def part(filled: Sequence[int], d: int | None, start: int, size: int) -> SSAValue:
+        """The result at index 0 of the broadcast dims not yet ``filled``, and along
+        ``d`` (if given) the indices ``[start, start + size)``."""
+        view: Dims = []
+        for k in range(len(out_shape)):
+            if k == d:
+                view.append((start, size, 1, True))
+            elif k in broadcast and k not in filled:
+                view.append((0, 1, 1, True))
+            else:
+                view.append((0, out_shape[k], 1, True))
+        return e.view(out, view)
 
-    lowering.builder.nest(broadcast, out_shape, {}, copy)
+    e.dma(part([], None, 0, 1), source)
+    for i, d in enumerate(broadcast):
+        done = 1
+        while done < out_shape[d]:
+            size = min(done, out_shape[d] - done)
+            e.dma(part(broadcast[:i], d, done, size), part(broadcast[:i], d, 0, size))
+            done += size
 
 
 def register(lowerings: Lowerings) -> None:

@@ -119,7 +119,8 @@ def lower_dot_general(lowering: FunctionLowering, op: DotGeneralOp) -> None:
 class _Operand:
     """One side of a matmul: its HBM data (and MX scale), dims, and whether the
     contraction dim comes before its free dim (K-major: rows of K load directly onto
-    partitions) or after (K-minor: a transposing load, one DMA per free index)."""
+    partitions) or after (K-minor: a transposing load, one strided DMA per tile through
+    a ``nisa.permute`` view)."""
 
     side: str
     data: SSAValue
@@ -400,29 +401,30 @@ class _Matmul:
     ) -> None:
         """DMA ``side``'s K tile x free tile into ``tile`` [K partitions, free] (and for
         MX its scale rows into the quadrant-layout scale tile ``quadrants``); ``k0``, ``kt``
-        count scale rows of 8 x4 words for MX, elements otherwise. K-major: one DMA (per
-        scale run); K-minor: a loop over the free index, one column per iteration."""
+        count scale rows of 8 x4 words for MX, elements otherwise. One DMA (per scale
+        run); a K-minor side reads a permuted view of its tile (``[K, free]``, strided)."""
         e = self.e
         k_dims = [(k0, kt), (0, WORDS_PER_BLOCK)] if self.mx else [(k0, kt)]
         partitions = kt * (WORDS_PER_BLOCK if self.mx else 1)
         runs = scale_runs(kt) if quadrants is not None else []
 
-        def dmas(free: tuple[Offset, int, bool], col: Offset) -> None:
-            width = free[1]
-            dst = e.view(tile, [(0, partitions, 1, True), (col, width, 1, True)])
-            e.dma(dst, e.view(data, self._dims(side, batch, free, k_dims)))
-            for first, count, per in runs:
-                assert quadrants is not None
-                assert side.scale is not None
-                rows = [(e.add(k0, first), count * per)]
-                slots = scale_slots(e, quadrants, first, count, per, col, width)
-                e.dma(slots, e.view(side.scale, self._dims(side, batch, free, rows)))
+        def k_first(view: SSAValue) -> SSAValue:
+            """A K-minor view ``[free, K..]`` as ``[K.., free]`` (nisa.permute): one
+            strided DMA moves the whole transposed tile."""
+            if side.k_major:
+                return view
+            rank = len(shape_of(view))
+            return e.emit(nisa.PermuteOp(view, [*range(1, rank), 0])).results[0]
 
-        if side.k_major:
-            dmas((f0, ft, True), 0)
-        else:
-            name = "m" if side.side == "lhs" else "n"
-            e.loop(0, ft, 1, name, lambda f: dmas((e.add(f0, f), 1, False), f))
+        free = (f0, ft, True)
+        dst = e.view(tile, [(0, partitions, 1, True), (0, ft, 1, True)])
+        e.dma(dst, k_first(e.view(data, self._dims(side, batch, free, k_dims))))
+        for first, count, per in runs:
+            assert quadrants is not None
+            assert side.scale is not None
+            rows = [(e.add(k0, first), count * per)]
+            slots = scale_slots(e, quadrants, first, count, per, 0, ft)
+            e.dma(slots, k_first(e.view(side.scale, self._dims(side, batch, free, rows))))
 
 
 def register(lowerings: Lowerings) -> None:

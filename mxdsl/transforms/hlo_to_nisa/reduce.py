@@ -42,8 +42,9 @@ SBUF_SHARE = 4
 
 def lower_reduce(lowering: FunctionLowering, op: shlo.ReduceOp) -> None:
     """A single-input reduction over the trailing dims (the free axis of the tile) or
-    over one other dim (its elements gathered onto the free axis by strided DMAs): one
-    ``tensor_reduce`` per 128 kept positions. A max / min / bitwise init other than the
+    over one other dim (its elements gathered onto the free axis by a strided DMA per
+    tile): one ``tensor_reduce`` per 128 kept positions (per ``[128, G, n]`` tile of short
+    rows: :func:`_grouped_reduce`). A max / min / bitwise init other than the
     op's identity is combined afterwards; an add's nonzero init is a term of the sum."""
     body = op.compact_body()
     alu = _REDUCE_ALU.get(body or "")
@@ -97,6 +98,10 @@ def lower_reduce(lowering: FunctionLowering, op: shlo.ReduceOp) -> None:
     e = lowering.builder
     out = lowering.result_buffer(result, tile_element)
     lowering.values[result] = out
+    group = _group(rows, count) if trailing and extra == 0 and identity else 1
+    if group > 1:
+        _grouped_reduce(lowering, lowering.value(source_tensor), out, (rows, count, group), alu)
+        return
     p_alloc = min(PMAX, inner if not trailing else rows)
     data = e.alloc([p_alloc, count + extra], tile_element, nisa.MemorySpace.SBUF, "red_in")
     dst = e.alloc([p_alloc, 1], tile_element, nisa.MemorySpace.SBUF, "red_out")
@@ -134,6 +139,50 @@ def lower_reduce(lowering: FunctionLowering, op: shlo.ReduceOp) -> None:
     _gather_reduce(e, source, out, (outer, count, inner), data, dst, extra, reduce_rows)
 
 
+GROUP_FREE = 4096
+"""Free elements per partition of a grouped reduce's data tile (16 KiB in f32)."""
+
+
+def _group(rows: int, count: int) -> int:
+    """How many reduced rows one partition takes in a reduction over the trailing dims
+    with short rows (such as the 32 elements of an MX block): the largest divisor of
+    ``rows`` that keeps a tile within ``GROUP_FREE`` elements per partition and uses no
+    more than all the rows over 128 partitions (1: one row per partition)."""
+    limit = min(GROUP_FREE // max(count, 1), -(-rows // PMAX))
+    return next(g for g in range(max(limit, 1), 0, -1) if rows % g == 0)
+
+
+def _grouped_reduce(
+    lowering: FunctionLowering,
+    source: SSAValue,
+    out: SSAValue,
+    shape: tuple[int, int, int],
+    alu: nisa.AluOp,
+) -> None:
+    """A reduction of ``[rows, count]`` over its last dim with ``group`` rows per
+    partition: the source seen as ``[rows / group, group, count]``, one ``tensor_reduce``
+    over the last axis of each ``[128, group, count]`` tile into ``[128, group]`` (each
+    row reduced on its own, as in the one-row-per-partition form)."""
+    e = lowering.builder
+    rows, count, group = shape
+    element = element_type_of(out)
+    lines = rows // group
+    p_alloc = min(PMAX, lines)
+    data = e.alloc([p_alloc, group, count], element, nisa.MemorySpace.SBUF, "red_in")
+    dst = e.alloc([p_alloc, group], element, nisa.MemorySpace.SBUF, "red_out")
+    source3d = e.reshaped(source, (lines, group, count))
+    out2d = e.reshaped(out, (lines, group))
+
+    def tile(r0: Offset, rt: int) -> None:
+        x = e.view(data, [(0, rt, 1, True), (0, group, 1, True), (0, count, 1, True)])
+        d = e.rows(dst, rt, group)
+        e.dma(x, e.view(source3d, [(r0, rt, 1, True), (0, group, 1, True), (0, count, 1, True)]))
+        e.emit(nisa.TensorReduceOp(d, alu, x, [2]))
+        e.dma(e.view(out2d, [(r0, rt, 1, True), (0, group, 1, True)]), d)
+
+    e.tiled(lines, PMAX, "r", tile)
+
+
 def _gather_reduce(
     e: NisaBuilder,
     source: SSAValue,
@@ -145,21 +194,18 @@ def _gather_reduce(
     reduce_rows: Any,
 ) -> None:
     """A reduction over the middle dim of ``source`` seen as ``[outer, count, inner]``:
-    per outer index and per 128 inner positions, one DMA per reduced index gathers the
-    column ``source[o, j, r0 : r0 + rt]`` into column ``j`` of the tile."""
+    per outer index and per 128 inner positions, one strided DMA gathers
+    ``source[o, :, r0 : r0 + rt]`` transposed (a ``nisa.permute`` view) into the tile,
+    the reduced index along the free axis."""
     outer, count, inner = shape
     source3d = e.reshaped(source, shape)
     out2d = e.reshaped(out, (outer, inner))
 
     def per_outer(o: Offset) -> None:
         def tile(r0: Offset, rt: int) -> None:
-            def gather(j: Offset) -> None:
-                e.dma(
-                    e.view(data, [(0, rt, 1, True), (j, 1, 1, False)]),
-                    e.view(source3d, [(o, 1, 1, False), (j, 1, 1, False), (r0, rt, 1, True)]),
-                )
-
-            e.loop(0, count, 1, "j", gather)
+            columns = e.view(source3d, [(o, 1, 1, False), (0, count, 1, True), (r0, rt, 1, True)])
+            rows_first = e.emit(nisa.PermuteOp(columns, [1, 0])).results[0]
+            e.dma(e.view(data, [(0, rt, 1, True), (0, count, 1, True)]), rows_first)
             d = e.rows(dst, rt, 1)
             reduce_rows(d, e.rows(data, rt, count + extra), rt)
             e.dma(

@@ -38,6 +38,7 @@ VIEW_OPS = (
     memref.CollapseShapeOp,
     memref.CastOp,
     nisa.ViewCastOp,
+    nisa.PermuteOp,
 )
 KEPT_NISA = (nisa.ProgramIdOp, nisa.NumProgramsOp)
 """nisa ops that bir kernels use as they are (docs/bir.md)."""
@@ -202,6 +203,17 @@ class Views:
                 )
             return View(
                 source.root, source.memory, element, source.offset, source.terms, source.dims
+            )
+        if isinstance(owner, nisa.PermuteOp):
+            source = self.of(owner.src)
+            permuted = tuple(source.dims[d] for d in owner.get_permutation())
+            return View(
+                source.root,
+                source.memory,
+                source.element_type,
+                source.offset,
+                source.terms,
+                permuted,
             )
         what = owner.name if isinstance(owner, Operation) else "a block argument"
         raise Refusal(f"a buffer made by {what} is not supported by {PASS_NAME} yet")
