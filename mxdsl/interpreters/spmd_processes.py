@@ -12,7 +12,7 @@ inherited, nothing is parsed again):
   written). SBUF, PSUM and HBM scratch are the core's own, as with threads.
 * The caller's process is the coordinator. A core meets the others only at ``sendrecv``
   and ``core_barrier``: it sends the request (with its ``src`` snapshot) and waits for the
-  coordinator's answer, decided by the same :class:`~mxdsl.interpreters.spmd.Exchange`
+  coordinator's answer, decided by the same :class:`~mxdsl.interpreters.spmd_exchange.Exchange`
   as the thread schedules use (message matching, shape / dtype mismatch errors naming
   both ops, barriers on the same core list and tensor, the vector clocks). A deadlock is
   exactly "no core running, some core blocked", decided when a request or a finish
@@ -58,10 +58,10 @@ from xdsl.ir import Operation
 from mxdsl.interpreters import OpInterpretationError
 from mxdsl.interpreters.nisa import install_core_context
 from mxdsl.interpreters.races import AccessRecorder, HbmListener, Record, SpmdError
-from mxdsl.interpreters.spmd import (
+from mxdsl.interpreters.spmd_exchange import (
     Exchange,
+    SendRecv,
     SpmdCoreContext,
-    _SendRecv,
     add_tensors,
     check_barrier,
     check_sendrecv,
@@ -357,7 +357,7 @@ class ProcessRun(Exchange):
         for core in done:
             wait_ = core.wait
             self.leave(core.rank, wait_)
-            data = wait_.message if isinstance(wait_, _SendRecv) else None
+            data = wait_.message if isinstance(wait_, SendRecv) else None
             self._children[core.rank][1].send(("go", data))
 
     def _replay(self, rank: int, records: list[Record]) -> None:

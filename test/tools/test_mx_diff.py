@@ -246,10 +246,10 @@ def test_levels_align_by_source_location(tmp_path: Path) -> None:
 
 @register_impls
 class TransposeRowOneUlpOff(InterpreterFunctions):
-    """mxdsl's nisa.dma_copy, except that the row writes of the transpose of line 6 of
-    layer_ffn_relu_mxfp8_cuda.mlir (one 32-element row of its [1, 64, 32] value per
-    DMA) land one ulp high in element 3 of row 5: a fault in a middle tile, not in
-    the last one."""
+    """mxdsl's nisa.dma_copy, except that the writes of the transpose of line 6 of
+    layer_ffn_relu_mxfp8_cuda.mlir (rows of its [1, 64, 32] value, as many per DMA as
+    the lowering moves at once) land one ulp high in element 3 of row 5: a fault in the
+    middle of the value, whichever DMA writes it."""
 
     def __init__(self) -> None:
         from mxdsl.interpreters.nisa import NisaFunctions
@@ -265,20 +265,23 @@ class TransposeRowOneUlpOff(InterpreterFunctions):
         from mxdsl.interpreters.nisa import NisaFunctions
 
         done = DIRECT_IMPLS[NisaFunctions.run_dma_copy](self.real, interpreter, op, args)
-        if location_text(op.location).endswith("layer_ffn_relu_mxfp8_cuda.mlir:6:5"):
-            if self.rows == 5:
-                args[0].view(np.uint32)[3] += 1
-            self.rows += 1
+        if not location_text(op.location).endswith("layer_ffn_relu_mxfp8_cuda.mlir:6:5"):
+            return done
+        dst = args[0]
+        rows = dst.shape[-2] if dst.ndim >= 2 else 1
+        if self.rows <= 5 < self.rows + rows:
+            at = (*(0,) * (dst.ndim - 2), 5 - self.rows, 3) if dst.ndim >= 2 else (3,)
+            dst.view(np.uint32)[at] += 1
+        self.rows += rows
         return done
 
 
 def test_a_partial_tile_write_completes_the_value_it_is_compared_with(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """The transpose of line 6 is lowered to one DMA per row: each source op's value is
-    compared whole (the buffer its row writes completed), so the StableHLO run and its
-    nisa lowering agree (not 'shapes differ' against the last row), and a one-ulp fault
-    in row 5 (not the last row) is named at that op and element."""
+    """Each source op's value is compared whole (the buffer its DMAs completed), so the
+    StableHLO run and its nisa lowering agree, and a one-ulp fault in row 5 of the
+    transpose of line 6 is named at that op and element."""
     example = str(ROOT / "examples" / "stablehlo" / "layer_ffn_relu_mxfp8_cuda.mlir")
     inputs = tmp_path / "in.npz"
     rng = np.random.default_rng(7)
