@@ -1,5 +1,5 @@
 // Every op a lowering emits carries the location of the op it came from: the nisa ops of
-// the dot_general (and their index arithmetic) and, after lower-nisa-to-bir, its bir
+// the dot_general (its views and index arithmetic) and, after lower-nisa-to-bir, its bir
 // instructions, loc("model.py":7:5); the function boundary keeps its own. The printed
 // locations parse back (the second mx-opt prints the same).
 
@@ -15,7 +15,7 @@ func.func @main(%l: tensor<4x300xbf16>, %r: tensor<300x8xbf16>) -> tensor<4x8xf3
 
 // NISA:     arith.constant 0 : index loc("model.py":7:5)
 // NISA:     memref.alloc() {{.*}} loc("model.py":7:5)
-// NISA:     arith.addi {{.*}} loc("model.py":7:5)
+// NISA:     nisa.permute {{.*}} loc("model.py":7:5)
 // NISA:     nisa.dma_copy {{.*}} loc("model.py":7:5)
 // NISA:     nisa.nc_matmul {{.*}} loc("model.py":7:5)
 // NISA:     nisa.tensor_copy {{.*}} loc("model.py":7:5)
